@@ -1,0 +1,140 @@
+package org.rdmaconnector.verbs;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rdmaconnector.verbs.jna.IbVerbs;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.Mem;
+import org.rdmaconnector.verbs.jna.Scratch;
+
+/**
+ * A completion channel ({@code struct ibv_comp_channel}, ibv_create_comp_channel(3)): a file descriptor that becomes
+ * readable when a completion queue attached to it, armed with {@link CompletionQueue#requestNotify(boolean)}, gets a
+ * completion. Can be made non-blocking and polled. As the man page says, closing it while completion queues are
+ * still attached fails with {@code EBUSY}; its {@link DeviceContext} closes the queues first. Thread-safe.
+ */
+public final class CompletionChannel extends NativeResource {
+    private final DeviceContext context;
+    private final long channel;
+    private final int fd;
+    private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+
+    CompletionChannel(DeviceContext context, long channel) {
+        this.context = context;
+        this.channel = channel;
+        this.fd = Mem.getInt(channel + Layout.IBV_COMP_CHANNEL_FD);
+        dependOn(context);
+    }
+
+    /** The device context it belongs to. */
+    public DeviceContext context() {
+        return context;
+    }
+
+    /** The file descriptor, for poll/epoll. */
+    public int fd() {
+        acquire();
+        try {
+            return fd;
+        } finally {
+            release();
+        }
+    }
+
+    /** Makes {@link #getCqEvent()} return null instead of blocking when no event is pending. */
+    public void setNonBlocking(boolean nonBlocking) {
+        acquire();
+        try {
+            Fds.setNonBlocking(fd, nonBlocking, "completion channel fd " + fd);
+        } finally {
+            release();
+        }
+    }
+
+    /** Whether the fd is in non-blocking mode. */
+    public boolean isNonBlocking() {
+        acquire();
+        try {
+            return Fds.isNonBlocking(fd, "completion channel fd " + fd);
+        } finally {
+            release();
+        }
+    }
+
+    /** Waits until an event is pending or the timeout passes; true when one is. */
+    public boolean awaitEvent(Duration timeout) {
+        acquire();
+        try {
+            return Fds.awaitReadable(fd, timeout, "completion channel fd " + fd);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * ibv_get_cq_event(3): the completion queue that got a completion. The event is counted on the queue, to be
+     * acknowledged with {@link CompletionQueue#ackEvents()} (batched) or when the queue closes. Blocks unless
+     * non-blocking; then returns null when no event is pending. The queue must be re-armed to get the next event.
+     */
+    public CompletionQueue getCqEvent() {
+        acquire();
+        try {
+            long address = Scratch.address();
+            if (IbVerbs.ibv_get_cq_event(channel, address, address + 8) != 0) {
+                int errno = Mem.errno();
+                if (errno == Layout.EAGAIN) {
+                    return null;
+                }
+                throw new RdmaException("ibv_get_cq_event", errno, "completion channel fd " + fd);
+            }
+            long cq = Mem.getLong(address);
+            CompletionQueue queue = queues.get(cq);
+            if (queue == null) {
+                // cannot happen while queues register before they are armed; ack so nothing blocks forever
+                IbVerbs.ibv_ack_cq_events(cq, 1);
+                throw new IllegalStateException("event for a completion queue unknown to this channel");
+            }
+            queue.eventReceived();
+            return queue;
+        } finally {
+            release();
+        }
+    }
+
+    void attach(CompletionQueue queue, long cq) {
+        queues.put(cq, queue);
+    }
+
+    void detach(long cq) {
+        queues.remove(cq);
+    }
+
+    /** The completion queues attached to this channel. */
+    public java.util.List<CompletionQueue> queues() {
+        return java.util.List.copyOf(queues.values());
+    }
+
+    /** How many completion queues are attached. */
+    public int attachedQueues() {
+        return queues.size();
+    }
+
+    long address() {
+        return channel;
+    }
+
+    @Override
+    protected void destroy() {
+        int rc = IbVerbs.ibv_destroy_comp_channel(channel);
+        if (rc != 0) {
+            throw new RdmaException("ibv_destroy_comp_channel", rc > 0 ? rc : Mem.errno(),
+                queues.size() + " completion queue(s) attached");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CompletionChannel[fd " + fd + ", " + context.deviceName() + (isClosed() ? ", closed]" : "]");
+    }
+}

@@ -1,0 +1,181 @@
+package org.rdmaconnector.verbs;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.Mem;
+import org.rdmaconnector.verbs.jna.RdmaCma;
+import org.rdmaconnector.verbs.jna.Scratch;
+
+/**
+ * An RDMA CM event channel ({@code struct rdma_event_channel}, rdma_create_event_channel(3)): the file descriptor
+ * on which the CM reports the events of its {@link CmId}s. Can be made non-blocking and polled. Every event is copied
+ * and acknowledged inside {@link #getEvent()}, so nothing is ever left unacknowledged and destroying ids never blocks.
+ * Closing it closes its ids first. Thread-safe.
+ */
+public final class EventChannel extends NativeResource {
+    private final long channel;
+    private final int fd;
+    private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
+
+    private EventChannel(long channel) {
+        this.channel = channel;
+        this.fd = Mem.getInt(channel + Layout.RDMA_EVENT_CHANNEL_FD);
+    }
+
+    /**
+     * rdma_create_event_channel(3).
+     *
+     * @throws RdmaException ENODEV when no RDMA device is present on this machine
+     */
+    public static EventChannel create() {
+        Rdma.ensureAvailable();
+        long channel = RdmaCma.rdma_create_event_channel();
+        if (channel == 0) {
+            throw RdmaException.lastError("rdma_create_event_channel", null);
+        }
+        return new EventChannel(channel);
+    }
+
+    /** The file descriptor, for poll/epoll. */
+    public int fd() {
+        acquire();
+        try {
+            return fd;
+        } finally {
+            release();
+        }
+    }
+
+    /** Makes {@link #getEvent()} return null instead of blocking when no event is pending. */
+    public void setNonBlocking(boolean nonBlocking) {
+        acquire();
+        try {
+            Fds.setNonBlocking(fd, nonBlocking, "event channel fd " + fd);
+        } finally {
+            release();
+        }
+    }
+
+    /** Whether the fd is in non-blocking mode. */
+    public boolean isNonBlocking() {
+        acquire();
+        try {
+            return Fds.isNonBlocking(fd, "event channel fd " + fd);
+        } finally {
+            release();
+        }
+    }
+
+    /** Waits until an event is pending or the timeout passes; true when one is. */
+    public boolean awaitEvent(Duration timeout) {
+        acquire();
+        try {
+            return Fds.awaitReadable(fd, timeout, "event channel fd " + fd);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * rdma_get_cm_event(3), copied and acknowledged. Blocks unless non-blocking; then returns null when no event is
+     * pending.
+     */
+    public CmEvent getEvent() {
+        acquire();
+        try {
+            long out = Scratch.address();
+            while (true) {
+                if (RdmaCma.rdma_get_cm_event(channel, out) != 0) {
+                    int errno = Mem.errno();
+                    if (errno == Layout.EAGAIN) {
+                        return null;
+                    }
+                    throw new RdmaException("rdma_get_cm_event", errno, "event channel fd " + fd);
+                }
+                long event = Mem.getLong(out);
+                CmEvent copy;
+                try {
+                    copy = copy(event);
+                } finally {
+                    RdmaCma.rdma_ack_cm_event(event);
+                }
+                if (copy != null) {
+                    return copy;
+                }
+            }
+        } finally {
+            release();
+        }
+    }
+
+    private CmEvent copy(long event) {
+        int rawType = Mem.getInt(event + Layout.RDMA_CM_EVENT_EVENT);
+        CmEventType type = CmEventType.of(rawType);
+        int status = Mem.getInt(event + Layout.RDMA_CM_EVENT_STATUS);
+        long idAddress = Mem.getLong(event + Layout.RDMA_CM_EVENT_ID);
+        long listenAddress = Mem.getLong(event + Layout.RDMA_CM_EVENT_LISTEN_ID);
+        CmId listenId = listenAddress == 0 ? null : ids.get(listenAddress);
+        CmId id = ids.get(idAddress);
+        if (type == CmEventType.CONNECT_REQUEST && id == null && listenId != null) {
+            id = new CmId(this, idAddress, listenId.portSpace());
+        }
+        if (type == null || id == null) {
+            // an id closed from Java while the kernel reported for it, or a type newer than this code: nothing
+            // can act on it; it is acknowledged by the caller
+            return null;
+        }
+        ConnectionParameters parameters = null;
+        if (id.portSpace() == PortSpace.TCP && (type == CmEventType.CONNECT_REQUEST
+            || type == CmEventType.CONNECT_RESPONSE || type == CmEventType.ESTABLISHED
+            || type == CmEventType.REJECTED)) {
+            parameters = CmId.readConnParam(event + Layout.RDMA_CM_EVENT_PARAM);
+        }
+        return new CmEvent(type, status, id, listenId, parameters);
+    }
+
+    /** rdma_create_id(3): a new id on this channel. */
+    public CmId createId(PortSpace portSpace) {
+        if (portSpace == null) {
+            throw new IllegalArgumentException("portSpace must not be null");
+        }
+        acquire();
+        try {
+            long out = Scratch.address();
+            if (RdmaCma.rdma_create_id(channel, out, 0, portSpace.value()) != 0) {
+                throw RdmaException.lastError("rdma_create_id", portSpace.name());
+            }
+            return new CmId(this, Mem.getLong(out), portSpace);
+        } finally {
+            release();
+        }
+    }
+
+    /** How many ids are open on this channel. */
+    public int idCount() {
+        return ids.size();
+    }
+
+    void register(long id, CmId cmId) {
+        ids.put(id, cmId);
+    }
+
+    void unregister(long id) {
+        ids.remove(id);
+    }
+
+    long address() {
+        return channel;
+    }
+
+    @Override
+    protected void destroy() {
+        RdmaCma.rdma_destroy_event_channel(channel);
+    }
+
+    @Override
+    public String toString() {
+        return "EventChannel[fd " + fd + (isClosed() ? ", closed]" : "]");
+    }
+}

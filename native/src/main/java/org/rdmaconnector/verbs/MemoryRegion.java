@@ -1,0 +1,76 @@
+package org.rdmaconnector.verbs;
+
+import java.nio.ByteBuffer;
+import org.rdmaconnector.verbs.jna.IbVerbs;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.Mem;
+
+/**
+ * A registered memory region ({@code struct ibv_mr}, ibv_reg_mr(3)) over a direct buffer. Work requests name a
+ * range of it by offset and length. Closed before its protection domain. Thread-safe.
+ */
+public final class MemoryRegion extends NativeResource {
+    private final ProtectionDomain pd;
+    private final long mr;
+    private final ByteBuffer buffer;
+    private final long address;
+    private final int lkey;
+    private final int rkey;
+
+    MemoryRegion(ProtectionDomain pd, long mr, ByteBuffer buffer, long address) {
+        this.pd = pd;
+        this.mr = mr;
+        this.buffer = buffer;
+        this.address = address;
+        this.lkey = Mem.getInt(mr + Layout.IBV_MR_LKEY);
+        this.rkey = Mem.getInt(mr + Layout.IBV_MR_RKEY);
+        dependOn(pd);
+    }
+
+    /** The protection domain it is registered in. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The registered memory: a buffer of {@link #length()} bytes, position 0 (a duplicate each call). */
+    public ByteBuffer buffer() {
+        return buffer.duplicate();
+    }
+
+    /** The length in bytes. */
+    public int length() {
+        return buffer.capacity();
+    }
+
+    /** The local key. */
+    public int lkey() {
+        return lkey;
+    }
+
+    /** The remote key, for peers' RDMA reads and writes. */
+    public int rkey() {
+        return rkey;
+    }
+
+    /** The virtual address of the first byte, for peers' RDMA reads and writes. */
+    public long remoteAddress() {
+        return address;
+    }
+
+    /** Checks {@code [offset, offset + length)} lies in the region; returns its address. */
+    long addressOf(int offset, int length) {
+        if (offset < 0 || length < 0 || offset > buffer.capacity() - length) {
+            throw new IllegalArgumentException("range [" + offset + ", " + offset + " + " + length
+                + ") is outside the memory region of " + buffer.capacity() + " bytes");
+        }
+        return address + offset;
+    }
+
+    @Override
+    protected void destroy() {
+        int rc = IbVerbs.ibv_dereg_mr(mr);
+        if (rc != 0) {
+            throw new RdmaException("ibv_dereg_mr", rc > 0 ? rc : Mem.errno());
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package org.rdmaconnector.verbs;
+
+import com.sun.jna.Memory;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.Mem;
+import org.rdmaconnector.verbs.jna.RdmaCma;
+
+/**
+ * A reliable-connected queue pair ({@code struct ibv_qp}) created on a {@link CmId} (rdma_create_qp(3)). Posts
+ * sends, RDMA writes and receives of ranges of registered memory; their completions arrive on its completion
+ * queues with the given {@code wrId}. Closed before its id, protection domain and completion queues. Thread-safe:
+ * posts are serialized per direction.
+ */
+public final class QueuePair extends NativeResource {
+    private final CmId cmId;
+    private final long qp;
+    private final int qpNumber;
+    private final QueuePairCapabilities capabilities;
+    private final DeviceContext context;
+    // one ibv_send_wr + ibv_sge + bad_wr slot per direction, reused under the lock of each
+    private final Memory sendWr = Mem.allocate(Layout.SIZEOF_IBV_SEND_WR + Layout.SIZEOF_IBV_SGE + 8);
+    private final Memory recvWr = Mem.allocate(Layout.SIZEOF_IBV_RECV_WR + Layout.SIZEOF_IBV_SGE + 8);
+
+    QueuePair(CmId cmId, long qp, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+              QueuePairCapabilities capabilities) {
+        this.cmId = cmId;
+        this.qp = qp;
+        this.qpNumber = Mem.getInt(qp + Layout.IBV_QP_QP_NUM);
+        this.capabilities = capabilities;
+        this.context = pd.context();
+        dependOn(cmId);
+        dependOn(pd);
+        dependOn(sendCq);
+        if (recvCq != sendCq) {
+            dependOn(recvCq);
+        }
+    }
+
+    /** The queue pair number (qp_num), as work completions report it. */
+    public int qpNumber() {
+        return qpNumber;
+    }
+
+    /** The sizes the device granted. */
+    public QueuePairCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /** The CM id it belongs to. */
+    public CmId cmId() {
+        return cmId;
+    }
+
+    /**
+     * Posts a SEND of {@code length} bytes at {@code offset} of {@code region} (ibv_post_send(3)).
+     *
+     * @param signaled whether a work completion is generated on success (always on error)
+     */
+    public void postSend(MemoryRegion region, int offset, int length, long wrId, boolean signaled) {
+        post(region, offset, length, wrId, Layout.IBV_WR_SEND, signaled ? Layout.IBV_SEND_SIGNALED : 0, 0, 0);
+    }
+
+    /** Posts an RDMA WRITE of a local range to {@code remoteAddress} of a peer's region with key {@code rkey}. */
+    public void postWrite(MemoryRegion region, int offset, int length, long remoteAddress, int rkey, long wrId,
+                          boolean signaled) {
+        post(region, offset, length, wrId, Layout.IBV_WR_RDMA_WRITE, signaled ? Layout.IBV_SEND_SIGNALED : 0,
+            remoteAddress, rkey);
+    }
+
+    private void post(MemoryRegion region, int offset, int length, long wrId, int opcode, int flags,
+                      long remoteAddress, int rkey) {
+        if (region == null) {
+            throw new IllegalArgumentException("region must not be null");
+        }
+        long address = region.addressOf(offset, length);
+        acquire();
+        region.acquire();
+        try {
+            synchronized (sendWr) {
+                long wr = Mem.address(sendWr);
+                long sge = wr + Layout.SIZEOF_IBV_SEND_WR;
+                long bad = sge + Layout.SIZEOF_IBV_SGE;
+                Mem.putLong(sge + Layout.IBV_SGE_ADDR, address);
+                Mem.putInt(sge + Layout.IBV_SGE_LENGTH, length);
+                Mem.putInt(sge + Layout.IBV_SGE_LKEY, region.lkey());
+                Mem.putLong(wr + Layout.IBV_SEND_WR_WR_ID, wrId);
+                Mem.putLong(wr + Layout.IBV_SEND_WR_SG_LIST, sge);
+                Mem.putInt(wr + Layout.IBV_SEND_WR_NUM_SGE, 1);
+                Mem.putInt(wr + Layout.IBV_SEND_WR_OPCODE, opcode);
+                Mem.putInt(wr + Layout.IBV_SEND_WR_SEND_FLAGS, flags);
+                Mem.putLong(wr + Layout.IBV_SEND_WR_WR_RDMA_REMOTE_ADDR, remoteAddress);
+                Mem.putInt(wr + Layout.IBV_SEND_WR_WR_RDMA_RKEY, rkey);
+                int rc = context.ops().ibv_post_send(qp, wr, bad);
+                if (rc != 0) {
+                    throw new RdmaException("ibv_post_send", rc > 0 ? rc : Mem.errno(),
+                        "qp " + qpNumber + ", " + length + " bytes; the send queue holds " + capabilities.maxSendWr());
+                }
+            }
+        } finally {
+            region.release();
+            release();
+        }
+    }
+
+    /** Posts a receive into {@code length} bytes at {@code offset} of {@code region} (ibv_post_recv(3)). */
+    public void postReceive(MemoryRegion region, int offset, int length, long wrId) {
+        if (region == null) {
+            throw new IllegalArgumentException("region must not be null");
+        }
+        long address = region.addressOf(offset, length);
+        acquire();
+        region.acquire();
+        try {
+            synchronized (recvWr) {
+                long wr = Mem.address(recvWr);
+                long sge = wr + Layout.SIZEOF_IBV_RECV_WR;
+                long bad = sge + Layout.SIZEOF_IBV_SGE;
+                Mem.putLong(sge + Layout.IBV_SGE_ADDR, address);
+                Mem.putInt(sge + Layout.IBV_SGE_LENGTH, length);
+                Mem.putInt(sge + Layout.IBV_SGE_LKEY, region.lkey());
+                Mem.putLong(wr + Layout.IBV_RECV_WR_WR_ID, wrId);
+                Mem.putLong(wr + Layout.IBV_RECV_WR_SG_LIST, sge);
+                Mem.putInt(wr + Layout.IBV_RECV_WR_NUM_SGE, 1);
+                int rc = context.ops().ibv_post_recv(qp, wr, bad);
+                if (rc != 0) {
+                    throw new RdmaException("ibv_post_recv", rc > 0 ? rc : Mem.errno(),
+                        "qp " + qpNumber + "; the receive queue holds " + capabilities.maxRecvWr());
+                }
+            }
+        } finally {
+            region.release();
+            release();
+        }
+    }
+
+    @Override
+    protected void destroy() {
+        RdmaCma.rdma_destroy_qp(cmId.address());
+        cmId.queuePairClosed();
+        sendWr.close();
+        recvWr.close();
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair[" + qpNumber + (isClosed() ? ", closed]" : "]");
+    }
+}

@@ -1,0 +1,85 @@
+package org.rdmaconnector.verbs;
+
+import com.sun.jna.Memory;
+import java.util.ArrayList;
+import java.util.List;
+import org.rdmaconnector.verbs.jna.IbVerbs;
+import org.rdmaconnector.verbs.jna.Mem;
+import org.rdmaconnector.verbs.jna.RdmaCma;
+
+/**
+ * Entry point: whether rdma-core could be loaded (probed once, cause kept), and the RDMA devices of this machine
+ * ({@code ibv_get_device_list(3)}).
+ */
+public final class Rdma {
+    private Rdma() {
+    }
+
+    /** Whether libibverbs and librdmacm were found and bound. Says nothing about devices. */
+    public static boolean isAvailable() {
+        return unavailabilityCause() == null;
+    }
+
+    /** Why rdma-core could not be loaded, or null when it was. */
+    public static Throwable unavailabilityCause() {
+        return RdmaCma.unavailabilityCause();
+    }
+
+    /** Throws {@link UnsatisfiedLinkError} naming the missing library when rdma-core could not be loaded. */
+    public static void ensureAvailable() {
+        Throwable cause = unavailabilityCause();
+        if (cause != null) {
+            UnsatisfiedLinkError error = new UnsatisfiedLinkError("rdma-core is not usable: " + cause.getMessage()
+                + " (install the Debian packages libibverbs1 librdmacm1 ibverbs-providers)");
+            error.initCause(cause);
+            throw error;
+        }
+    }
+
+    /**
+     * The RDMA devices, in the order libibverbs lists them.
+     *
+     * @throws RdmaException when the kernel has no RDMA support ({@code ENOSYS}) or the list cannot be read
+     */
+    public static List<Device> devices() {
+        ensureAvailable();
+        try (Memory count = Mem.allocate(4)) {
+            long list = IbVerbs.ibv_get_device_list(Mem.address(count));
+            if (list == 0) {
+                throw RdmaException.lastError("ibv_get_device_list", null);
+            }
+            try {
+                int n = count.getInt(0);
+                List<Device> devices = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    long device = Mem.getLong(list + 8L * i);
+                    devices.add(new Device(Mem.string(IbVerbs.ibv_get_device_name(device)),
+                        Long.reverseBytes(IbVerbs.ibv_get_device_guid(device))));
+                }
+                return List.copyOf(devices);
+            } finally {
+                IbVerbs.ibv_free_device_list(list);
+            }
+        }
+    }
+
+    /**
+     * The device called {@code name}.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or empty
+     * @throws RdmaException {@code ENODEV} naming the devices present when there is no such device
+     */
+    public static Device device(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("device name must not be null or empty");
+        }
+        List<Device> devices = devices();
+        for (Device device : devices) {
+            if (device.name().equals(name)) {
+                return device;
+            }
+        }
+        throw new RdmaException("ibv_get_device_list", org.rdmaconnector.verbs.jna.Layout.ENODEV,
+            "no device named '" + name + "'; present: " + devices.stream().map(Device::name).toList());
+    }
+}

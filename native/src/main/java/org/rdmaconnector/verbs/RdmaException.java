@@ -1,0 +1,78 @@
+package org.rdmaconnector.verbs;
+
+import java.util.Map;
+import org.rdmaconnector.verbs.jna.Errno;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.Mem;
+
+/**
+ * A call into librdmacm or libibverbs failed. Carries the C function, the errno and its symbolic name, and a sentence
+ * a person can act on: {@code rdma_create_event_channel failed: ENODEV (19): no RDMA device is present on this machine}.
+ * Bad arguments are not RDMA errors: they throw {@link IllegalArgumentException}.
+ */
+public class RdmaException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    // What a given errno means for a given call, where strerror(3) would mislead; "*" for any call.
+    private static final Map<String, String> EXPLANATIONS = Map.ofEntries(
+        Map.entry("*/" + Layout.ENODEV, "no RDMA device is present on this machine"),
+        Map.entry("*/" + Layout.ENOSYS, "the kernel has no RDMA support (no ib_uverbs; load the RDMA modules or add a "
+            + "Soft-RoCE device with 'rdma link add')"),
+        Map.entry("ibv_destroy_comp_channel/" + Layout.EBUSY, "completion queues are still attached to this channel;"
+            + " close them first"),
+        Map.entry("ibv_reg_mr/" + Layout.ENOMEM, "cannot pin the memory; raise the locked-memory limit (ulimit -l, "
+            + "LimitMEMLOCK in systemd) or register less"),
+        Map.entry("ibv_reg_mr/" + Layout.EFAULT, "the buffer is not valid memory of this process"),
+        Map.entry("*/" + Layout.EADDRINUSE, "the address and port are already in use by another listener"),
+        Map.entry("*/" + Layout.EADDRNOTAVAIL, "no RDMA device has that local address"),
+        Map.entry("*/" + Layout.EPERM, "not permitted; check access to /dev/infiniband and the locked-memory limit"),
+        Map.entry("*/" + Layout.EACCES, "not permitted; check access to /dev/infiniband"));
+
+    private final String function;
+    private final int errno;
+
+    /** An error of {@code function} with {@code errno}, explained in the message. */
+    public RdmaException(String function, int errno) {
+        this(function, errno, null);
+    }
+
+    /** As {@link #RdmaException(String, int)}, with a detail (the object or argument concerned) in the message. */
+    public RdmaException(String function, int errno, String detail) {
+        super(message(function, errno, detail));
+        this.function = function;
+        this.errno = errno;
+    }
+
+    /** An error from the last native call on this thread: reads errno now, so call it right after the failing call. */
+    static RdmaException lastError(String function, String detail) {
+        return new RdmaException(function, Mem.errno(), detail);
+    }
+
+    private static String message(String function, int errno, String detail) {
+        String explanation = EXPLANATIONS.get(function + "/" + errno);
+        if (explanation == null) {
+            explanation = EXPLANATIONS.get("*/" + errno);
+        }
+        if (explanation == null) {
+            String text = errno > 0 ? Mem.strerror(errno) : null;
+            explanation = text != null ? text : "unknown error";
+        }
+        return function + " failed: " + Errno.name(errno) + " (" + errno + "): " + explanation
+            + (detail == null ? "" : " [" + detail + "]");
+    }
+
+    /** The C function that failed, e.g. {@code rdma_create_event_channel}. */
+    public String function() {
+        return function;
+    }
+
+    /** The errno it reported. */
+    public int errno() {
+        return errno;
+    }
+
+    /** The symbolic name of {@link #errno()}, e.g. {@code ENODEV}. */
+    public String errnoName() {
+        return Errno.name(errno);
+    }
+}

@@ -1,0 +1,553 @@
+package org.rdmaconnector.verbs.engine;
+
+import com.sun.jna.Memory;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.LibC;
+import org.rdmaconnector.verbs.jna.Mem;
+
+/**
+ * Multiplexes many channel fds on one epoll loop: readiness becomes copied, acknowledged events (read by each
+ * {@link EventSource}), handed to the caller's delivery {@link Executor}. Events with the same order key are
+ * delivered one at a time, in order; at most {@code maxInFlight} events per registration are read and not yet
+ * delivered: at the bound the engine stops reading that fd (backpressure, nothing buffered without limit) and
+ * resumes when deliveries catch up. The loop thread comes from the caller's {@link ThreadFactory}; the engine starts
+ * no other thread. Thread-safe.
+ */
+public final class EventEngine implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(EventEngine.class.getName());
+    /** The default bound on events in flight per registration. */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+    private static final int MAX_EPOLL_EVENTS = 64;
+    // events read from one source before the loop turns to the others (fairness)
+    private static final int READ_BUDGET = 64;
+    // events one delivery task hands over before it yields its executor thread
+    private static final int DELIVERY_BUDGET = 64;
+    private static final long WAKE_TOKEN = 0;
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Executor delivery;
+    private final int epfd;
+    private final int wakeFd;
+    private final Memory epollEvents = Mem.allocate((long) MAX_EPOLL_EVENTS * Layout.SIZEOF_EPOLL_EVENT);
+    private final Memory ctlEvent = Mem.allocate(Layout.SIZEOF_EPOLL_EVENT);
+    private final Memory wakeBuffer = Mem.allocate(8);
+    private final Map<Long, Reg<?>> registrations = new ConcurrentHashMap<>();
+    private final Queue<Reg<?>> resumed = new ConcurrentLinkedQueue<>();
+    private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final CountDownLatch loopExited = new CountDownLatch(1);
+    private final AtomicInteger nextToken = new AtomicInteger();
+    private final Thread loop;
+
+    /**
+     * Creates the epoll fd and the wake-up eventfd and starts the loop on a thread from {@code threads}.
+     *
+     * @param threads makes the one loop thread (in an application server: a managed thread factory)
+     * @param delivery runs the deliveries (a WorkManager, an OSGi-managed executor, a pool)
+     */
+    public EventEngine(ThreadFactory threads, Executor delivery) {
+        if (threads == null || delivery == null) {
+            throw new IllegalArgumentException("threads and delivery must not be null");
+        }
+        this.delivery = delivery;
+        int ep = LibC.epoll_create1(Layout.EPOLL_CLOEXEC);
+        if (ep < 0) {
+            throw new RdmaException("epoll_create1", Mem.errno());
+        }
+        int wake = LibC.eventfd(0, Layout.EFD_NONBLOCK | Layout.EFD_CLOEXEC);
+        if (wake < 0) {
+            int errno = Mem.errno();
+            LibC.close(ep);
+            throw new RdmaException("eventfd", errno);
+        }
+        this.epfd = ep;
+        this.wakeFd = wake;
+        try {
+            control(Layout.EPOLL_CTL_ADD, wake, Layout.EPOLLIN, WAKE_TOKEN);
+            this.loop = threads.newThread(this::run);
+            if (loop == null) {
+                throw new IllegalStateException("the thread factory returned no thread");
+            }
+            loop.start();
+        } catch (RuntimeException | Error e) {
+            LibC.close(wake);
+            LibC.close(ep);
+            throw e;
+        }
+    }
+
+    /** Registers {@code source} with the default bound of {@value #DEFAULT_MAX_IN_FLIGHT} events in flight. */
+    public <E> Registration register(EventSource<E> source, EventHandler<? super E> handler) {
+        return register(source, handler, DEFAULT_MAX_IN_FLIGHT);
+    }
+
+    /**
+     * Registers {@code source}: its events go to {@code handler}, at most {@code maxInFlight} read and undelivered.
+     *
+     * @param maxInFlight from 1 to 1,000,000
+     */
+    public <E> Registration register(EventSource<E> source, EventHandler<? super E> handler, int maxInFlight) {
+        if (source == null || handler == null) {
+            throw new IllegalArgumentException("source and handler must not be null");
+        }
+        if (maxInFlight < 1 || maxInFlight > 1_000_000) {
+            throw new IllegalArgumentException("maxInFlight must be from 1 to 1000000, was " + maxInFlight);
+        }
+        ensureOpen();
+        source.open();
+        long token = nextToken.incrementAndGet();
+        Reg<E> reg = new Reg<>(token, source, handler, maxInFlight);
+        registrations.put(token, reg);
+        try {
+            control(Layout.EPOLL_CTL_ADD, reg.fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
+        } catch (RuntimeException e) {
+            registrations.remove(token);
+            source.close();
+            throw e;
+        }
+        return reg;
+    }
+
+    /** The current registrations (for diagnostics: shell commands, counters). */
+    public List<Registration> registrations() {
+        return List.copyOf(registrations.values());
+    }
+
+    /**
+     * Stops the loop: removes every registration (their queued events are still delivered, bounded by a timeout),
+     * closes the epoll fd and the eventfd, and returns when the loop thread has ended. Twice is a no-op.
+     */
+    @Override
+    public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            awaitLoopExit();
+            return;
+        }
+        wake();
+        awaitLoopExit();
+        long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        for (Reg<?> reg : new ArrayList<>(allClosed)) {
+            reg.awaitDrained(deadline);
+        }
+    }
+
+    private final List<Reg<?>> allClosed = new ArrayList<>();
+
+    private void awaitLoopExit() {
+        if (Thread.currentThread() == loop) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                loopExited.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void ensureOpen() {
+        if (closing.get()) {
+            throw new IllegalStateException("EventEngine is closed");
+        }
+    }
+
+    private void control(int op, int fd, int events, long token) {
+        synchronized (ctlEvent) {
+            ctlEvent.setInt(Layout.EPOLL_EVENT_EVENTS, events);
+            ctlEvent.setLong(Layout.EPOLL_EVENT_DATA, token);
+            if (LibC.epoll_ctl(epfd, op, fd, Mem.address(ctlEvent)) != 0) {
+                throw new RdmaException("epoll_ctl", Mem.errno(), "fd " + fd);
+            }
+        }
+    }
+
+    // Wakes the loop; the eventfd is written only when the loop may be asleep and no wake-up is pending.
+    private void wake() {
+        if (Thread.currentThread() != loop && wakePending.compareAndSet(false, true)) {
+            synchronized (wakeBuffer) {
+                wakeBuffer.setLong(0, 1);
+                LibC.write(wakeFd, Mem.address(wakeBuffer), 8);
+            }
+        }
+    }
+
+    private void run() {
+        long events = Mem.address(epollEvents);
+        long wakeRead = Mem.address(Mem.allocate(8));
+        try {
+            while (!closing.get()) {
+                int n = LibC.epoll_wait(epfd, events, MAX_EPOLL_EVENTS, -1);
+                if (n < 0) {
+                    int errno = Mem.errno();
+                    if (errno == Layout.EINTR) {
+                        continue;
+                    }
+                    LOG.log(Level.ERROR, "epoll_wait failed: " + new RdmaException("epoll_wait", errno).getMessage());
+                    break;
+                }
+                for (int i = 0; i < n; i++) {
+                    long token = Mem.getLong(events + (long) i * Layout.SIZEOF_EPOLL_EVENT + Layout.EPOLL_EVENT_DATA);
+                    if (token == WAKE_TOKEN) {
+                        wakePending.set(false);
+                        LibC.read(wakeFd, wakeRead, 8);
+                    } else {
+                        Reg<?> reg = registrations.get(token);
+                        if (reg != null) {
+                            reg.pump();
+                        }
+                    }
+                }
+                for (Runnable command; (command = commands.poll()) != null; ) {
+                    command.run();
+                }
+                for (Reg<?> reg; (reg = resumed.poll()) != null; ) {
+                    reg.pump();
+                }
+            }
+        } catch (Throwable t) {
+            LOG.log(Level.ERROR, "RDMA event loop failed", t);
+        } finally {
+            for (Runnable command; (command = commands.poll()) != null; ) {
+                command.run();
+            }
+            for (Reg<?> reg : new ArrayList<>(registrations.values())) {
+                reg.remove();
+            }
+            LibC.close(wakeFd);
+            LibC.close(epfd);
+            epollEvents.close();
+            loopExited.countDown();
+        }
+    }
+
+    /** Runs {@code command} on the loop thread and waits for it (directly if called from the loop thread). */
+    private void onLoop(Runnable command) {
+        if (Thread.currentThread() == loop || loopExited.getCount() == 0) {
+            command.run();
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        commands.add(() -> {
+            try {
+                command.run();
+            } finally {
+                done.countDown();
+            }
+        });
+        wake();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (done.await(100, TimeUnit.MILLISECONDS) || loopExited.getCount() == 0) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (done.getCount() != 0) {
+            // the loop ended between our check and the command: run what is left here, under the same guard
+            synchronized (commands) {
+                for (Runnable c; (c = commands.poll()) != null; ) {
+                    c.run();
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One registered source, its per-key delivery queues and counters. */
+    private final class Reg<E> implements Registration {
+        final long token;
+        final EventSource<E> source;
+        final EventHandler<? super E> handler;
+        final int maxInFlight;
+        final int fd;
+        final String name;
+        final OrderQueue single = new OrderQueue(null);
+        final Map<Object, OrderQueue> byKey = new ConcurrentHashMap<>();
+        final AtomicInteger inFlight = new AtomicInteger();
+        volatile boolean paused;
+        volatile boolean removed;
+        volatile Throwable failure;
+        volatile long read;
+        final java.util.concurrent.atomic.AtomicLong delivered = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong errors = new java.util.concurrent.atomic.AtomicLong();
+        final AtomicBoolean closed = new AtomicBoolean();
+
+        Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight) {
+            this.token = token;
+            this.source = source;
+            this.handler = handler;
+            this.maxInFlight = maxInFlight;
+            this.fd = source.fd();
+            this.name = source.name();
+        }
+
+        // Loop thread only.
+        void pump() {
+            if (removed) {
+                return;
+            }
+            for (int budget = READ_BUDGET; budget > 0; budget--) {
+                if (inFlight.get() >= maxInFlight) {
+                    paused = true;
+                    // a delivery may have finished between the check and the flag: look again
+                    if (inFlight.get() >= maxInFlight) {
+                        return;
+                    }
+                    paused = false;
+                }
+                E event;
+                try {
+                    event = source.next();
+                } catch (RuntimeException e) {
+                    fail(e);
+                    return;
+                }
+                if (event == null) {
+                    try {
+                        control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
+                    } catch (RuntimeException e) {
+                        fail(e);
+                    }
+                    return;
+                }
+                read++;
+                inFlight.incrementAndGet();
+                dispatch(event);
+            }
+            resumed.add(this); // budget used: come back after the others
+        }
+
+        private void fail(RuntimeException e) {
+            failure = e;
+            errors.incrementAndGet();
+            LOG.log(Level.ERROR, "RDMA event source " + name + " failed and was removed: " + e.getMessage(), e);
+            remove();
+        }
+
+        private void dispatch(E event) {
+            Object key = source.orderKey(event);
+            while (true) {
+                OrderQueue queue = key == source ? single : byKey.computeIfAbsent(key, OrderQueue::new);
+                int offered = queue.offer(event);
+                if (offered == OrderQueue.SCHEDULE) {
+                    submit(queue);
+                }
+                if (offered != OrderQueue.RETIRED) {
+                    return;
+                }
+                // the queue emptied and left the map meanwhile: take the key's new queue
+            }
+        }
+
+        private void submit(OrderQueue queue) {
+            try {
+                delivery.execute(queue);
+            } catch (RuntimeException e) {
+                // the executor refused (saturated or shutting down): deliver here rather than lose events
+                LOG.log(Level.WARNING, "delivery executor refused a task for " + name + " (" + e
+                    + "); delivering on the calling thread");
+                queue.run();
+            }
+        }
+
+        void delivered() {
+            delivered.incrementAndGet();
+            int now = inFlight.decrementAndGet();
+            if (paused && now < maxInFlight && !removed) {
+                paused = false;
+                resumed.add(this);
+                wake();
+            }
+            if (now == 0 && removed) {
+                synchronized (this) {
+                    notifyAll();
+                }
+            }
+        }
+
+        // Loop thread only (or after the loop ended).
+        void remove() {
+            if (removed) {
+                return;
+            }
+            removed = true;
+            registrations.remove(token);
+            try {
+                control(Layout.EPOLL_CTL_DEL, fd, 0, token);
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "epoll_ctl DEL of " + name + ": " + e.getMessage());
+            }
+            try {
+                source.close();
+            } catch (RuntimeException e) {
+                errors.incrementAndGet();
+                LOG.log(Level.WARNING, "closing RDMA event source " + name + " failed: " + e.getMessage(), e);
+            }
+            synchronized (allClosed) {
+                allClosed.add(this);
+            }
+        }
+
+        void awaitDrained(long deadlineNanos) {
+            synchronized (this) {
+                while (inFlight.get() > 0) {
+                    long left = deadlineNanos - System.nanoTime();
+                    if (left <= 0) {
+                        LOG.log(Level.WARNING, name + ": " + inFlight.get()
+                            + " event(s) still being delivered after the drain timeout");
+                        return;
+                    }
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            onLoop(this::remove);
+            if (Thread.currentThread() != loop) {
+                awaitDrained(System.nanoTime() + DRAIN_TIMEOUT.toNanos());
+            }
+            synchronized (allClosed) {
+                allClosed.remove(this);
+            }
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public long eventsRead() {
+            return read;
+        }
+
+        @Override
+        public long eventsDelivered() {
+            return delivered.get();
+        }
+
+        @Override
+        public long errors() {
+            return errors.get();
+        }
+
+        @Override
+        public int inFlight() {
+            return inFlight.get();
+        }
+
+        @Override
+        public boolean isPaused() {
+            return paused;
+        }
+
+        @Override
+        public Throwable failure() {
+            return failure;
+        }
+
+        @Override
+        public String toString() {
+            return "Registration[" + name + ", read " + read + ", delivered " + delivered + ", errors " + errors
+                + ", in flight " + inFlight + (paused ? ", paused" : "") + (removed ? ", removed]" : "]");
+        }
+
+        /** The events of one order key; runs as a delivery task, one at a time per key. */
+        final class OrderQueue implements Runnable {
+            private final Object key;
+            private final java.util.ArrayDeque<E> events = new java.util.ArrayDeque<>();
+            static final int QUEUED = 0;
+            static final int SCHEDULE = 1;
+            static final int RETIRED = 2;
+            private boolean scheduled;
+            private boolean retired;
+
+            OrderQueue(Object key) {
+                this.key = key;
+            }
+
+            /** Adds an event: SCHEDULE when the caller must schedule the queue, RETIRED when it must not use it. */
+            synchronized int offer(E event) {
+                if (retired) {
+                    return RETIRED;
+                }
+                events.add(event);
+                if (scheduled) {
+                    return QUEUED;
+                }
+                scheduled = true;
+                return SCHEDULE;
+            }
+
+            private synchronized E take() {
+                E event = events.poll();
+                if (event == null) {
+                    scheduled = false;
+                    if (key != null) {
+                        // a keyed queue leaves the map when empty, so idle keys cost nothing; once retired it
+                        // refuses events, so a key never has two queues delivering at once
+                        retired = true;
+                        byKey.remove(key, this);
+                    }
+                }
+                return event;
+            }
+
+            @Override
+            public void run() {
+                for (int budget = DELIVERY_BUDGET; budget > 0; budget--) {
+                    E event = take();
+                    if (event == null) {
+                        return;
+                    }
+                    try {
+                        handler.onEvent(event);
+                    } catch (Throwable t) {
+                        // counted and logged; the following events are delivered as usual
+                        errors.incrementAndGet();
+                        LOG.log(Level.WARNING, "handler of " + name + " threw on " + event + ": " + t, t);
+                    }
+                    delivered();
+                }
+                submit(this); // budget used: let other work run, keep the order
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package org.rdmaconnector.verbs.engine;
+
+/**
+ * A source registered with an {@link EventEngine}, with its counters. {@link #close()} stops reading the source,
+ * lets events already read be delivered, waits for them (bounded), and returns when the engine will never touch the
+ * source again: then the caller may close the channel behind it.
+ */
+public interface Registration extends AutoCloseable {
+    /** The source's name. */
+    String name();
+
+    /** Events read from the source (each acknowledged at once). */
+    long eventsRead();
+
+    /** Events the handler returned from (normally or with an exception). */
+    long eventsDelivered();
+
+    /** Handler exceptions and source errors. */
+    long errors();
+
+    /** Events read and not yet delivered; never more than the registration's bound. */
+    int inFlight();
+
+    /** Whether the source is paused because {@link #inFlight()} reached the bound. */
+    boolean isPaused();
+
+    /** The error that made the engine drop this source (its fd failed), or null. */
+    Throwable failure();
+
+    /** Deregisters the source; see the type's description. Twice is a no-op. */
+    @Override
+    void close();
+}

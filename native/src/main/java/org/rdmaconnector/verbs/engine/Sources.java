@@ -1,0 +1,212 @@
+package org.rdmaconnector.verbs.engine;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.rdmaconnector.verbs.AsyncEvent;
+import org.rdmaconnector.verbs.CmEvent;
+import org.rdmaconnector.verbs.CompletionChannel;
+import org.rdmaconnector.verbs.CompletionQueue;
+import org.rdmaconnector.verbs.DeviceContext;
+import org.rdmaconnector.verbs.EventChannel;
+import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.verbs.WorkCompletions;
+
+/** The event sources of the RDMA channels: CM events, work completions, device async events. */
+public final class Sources {
+    /** Completion-queue events acknowledged in one ibv_ack_cq_events call (the man page's advice: batch them). */
+    public static final int DEFAULT_ACK_BATCH = 32;
+    private static final int POLL_BATCH = 16;
+
+    private Sources() {
+    }
+
+    /**
+     * The CM events of {@code channel} (made non-blocking), copied and acknowledged; ordered per connection (the
+     * event's id: a CONNECT_REQUEST and the later events of the accepted connection share it).
+     */
+    public static EventSource<CmEvent> cmEvents(EventChannel channel) {
+        if (channel == null) {
+            throw new IllegalArgumentException("channel must not be null");
+        }
+        return new EventSource<>() {
+            private final int fd = channel.fd();
+
+            @Override
+            public int fd() {
+                return fd;
+            }
+
+            @Override
+            public void open() {
+                channel.setNonBlocking(true);
+            }
+
+            @Override
+            public CmEvent next() {
+                return channel.getEvent();
+            }
+
+            @Override
+            public Object orderKey(CmEvent event) {
+                return event.id();
+            }
+
+            @Override
+            public String name() {
+                return "cm-events[fd " + fd + "]";
+            }
+        };
+    }
+
+    /**
+     * The work completions of the queues on {@code channel}, with the CQ cycle of ibv_get_cq_event(3): get the event,
+     * count it (acked in batches of {@code ackBatch}), re-arm, then poll until empty, so a completion that lands
+     * between the poll and the re-arm is never missed. On open it arms every queue already attached and polls it
+     * once; a queue created later must be armed once by its creator ({@code requestNotify(false)}). On close it
+     * acknowledges every counted event. Ordered per queue pair.
+     */
+    public static EventSource<WorkCompletion> completions(CompletionChannel channel, int ackBatch) {
+        if (channel == null) {
+            throw new IllegalArgumentException("channel must not be null");
+        }
+        if (ackBatch < 1 || ackBatch > 65536) {
+            throw new IllegalArgumentException("ackBatch must be from 1 to 65536, was " + ackBatch);
+        }
+        return new CompletionSource(channel, ackBatch);
+    }
+
+    /** {@link #completions(CompletionChannel, int)} with acks batched by {@value #DEFAULT_ACK_BATCH}. */
+    public static EventSource<WorkCompletion> completions(CompletionChannel channel) {
+        return completions(channel, DEFAULT_ACK_BATCH);
+    }
+
+    /** The async events of {@code context} (its async fd made non-blocking), copied and acknowledged. */
+    public static EventSource<AsyncEvent> asyncEvents(DeviceContext context) {
+        if (context == null) {
+            throw new IllegalArgumentException("context must not be null");
+        }
+        return new EventSource<>() {
+            private final int fd = context.asyncFd();
+
+            @Override
+            public int fd() {
+                return fd;
+            }
+
+            @Override
+            public void open() {
+                context.setAsyncNonBlocking(true);
+            }
+
+            @Override
+            public AsyncEvent next() {
+                return context.getAsyncEvent();
+            }
+
+            @Override
+            public String name() {
+                return "async-events[" + context.deviceName() + ", fd " + fd + "]";
+            }
+        };
+    }
+
+    private static final class CompletionSource implements EventSource<WorkCompletion> {
+        private final CompletionChannel channel;
+        private final int ackBatch;
+        private final int fd;
+        private final WorkCompletions batch = new WorkCompletions(POLL_BATCH);
+        private final Set<CompletionQueue> seen = new LinkedHashSet<>();
+        private final java.util.ArrayDeque<CompletionQueue> pending = new java.util.ArrayDeque<>();
+        private CompletionQueue current;
+        private int index;
+
+        CompletionSource(CompletionChannel channel, int ackBatch) {
+            this.channel = channel;
+            this.ackBatch = ackBatch;
+            this.fd = channel.fd();
+        }
+
+        @Override
+        public int fd() {
+            return fd;
+        }
+
+        @Override
+        public void open() {
+            channel.setNonBlocking(true);
+            for (CompletionQueue queue : channel.queues()) {
+                queue.requestNotify(false);
+                seen.add(queue);
+                pending.add(queue); // completions that arrived before it was armed raise no event: poll once
+            }
+        }
+
+        @Override
+        public WorkCompletion next() {
+            while (true) {
+                if (current != null) {
+                    if (index < batch.count()) {
+                        return batch.get(index++);
+                    }
+                    index = 0;
+                    if (pollCurrent() > 0) {
+                        return batch.get(index++);
+                    }
+                    current = null; // drained, and armed before the poll: the next completion raises an event
+                }
+                CompletionQueue queue = pending.poll();
+                if (queue == null) {
+                    queue = channel.getCqEvent();
+                    if (queue == null) {
+                        return null;
+                    }
+                    seen.add(queue);
+                    try {
+                        if (queue.unackedEvents() >= ackBatch) {
+                            queue.ackEvents();
+                        }
+                        queue.requestNotify(false);
+                    } catch (IllegalStateException closedMeanwhile) {
+                        seen.remove(queue); // its owner closed it (acking its events): nothing to deliver
+                        continue;
+                    }
+                }
+                current = queue;
+            }
+        }
+
+        private int pollCurrent() {
+            try {
+                return current.poll(batch);
+            } catch (IllegalStateException closedMeanwhile) {
+                seen.remove(current);
+                return 0;
+            }
+        }
+
+        @Override
+        public Object orderKey(WorkCompletion completion) {
+            return completion.qpNumber();
+        }
+
+        @Override
+        public void close() {
+            for (CompletionQueue queue : seen) {
+                if (!queue.isClosed()) {
+                    try {
+                        queue.ackEvents();
+                    } catch (IllegalStateException closedMeanwhile) {
+                        // closing the queue acknowledged its events
+                    }
+                }
+            }
+            seen.clear();
+            batch.close();
+        }
+
+        @Override
+        public String name() {
+            return "completions[fd " + fd + "]";
+        }
+    }
+}

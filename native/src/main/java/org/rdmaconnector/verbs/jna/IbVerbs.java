@@ -1,0 +1,134 @@
+package org.rdmaconnector.verbs.jna;
+
+import com.sun.jna.Function;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+
+/**
+ * libibverbs ({@code infiniband/verbs.h}), JNA direct mapping, in header order. Pointers are {@code long} addresses.
+ * Functions that return a pointer return 0 (NULL) on failure and set errno; those that return int return 0 on
+ * success and -1 (errno set) or a positive errno, as their man pages say. {@code ibv_poll_cq},
+ * {@code ibv_req_notify_cq}, {@code ibv_post_send} and {@code ibv_post_recv} are {@code static inline} in verbs.h:
+ * they are called through the function pointers in {@code ibv_context->ops} ({@link ContextOps}).
+ */
+public final class IbVerbs {
+    /** The soname of the library, as packaged by rdma-core. */
+    public static final String LIBRARY = "libibverbs.so.1";
+    private static final Throwable UNAVAILABILITY_CAUSE;
+
+    static {
+        Throwable cause = LibC.unavailabilityCause();
+        if (cause == null) {
+            try {
+                Native.register(IbVerbs.class, NativeLibrary.getInstance(LIBRARY));
+            } catch (LinkageError | RuntimeException e) {
+                cause = e;
+            }
+        }
+        UNAVAILABILITY_CAUSE = cause;
+    }
+
+    private IbVerbs() {
+    }
+
+    /** Why libibverbs could not be bound, or null when it was. */
+    public static Throwable unavailabilityCause() {
+        return UNAVAILABILITY_CAUSE;
+    }
+
+    // struct ibv_device **ibv_get_device_list(int *num_devices)
+    public static native long ibv_get_device_list(long numDevices);
+
+    public static native void ibv_free_device_list(long list);
+
+    public static native long ibv_get_device_name(long device);
+
+    public static native long ibv_get_device_guid(long device);
+
+    public static native long ibv_open_device(long device);
+
+    public static native int ibv_close_device(long context);
+
+    public static native int ibv_get_async_event(long context, long event);
+
+    public static native void ibv_ack_async_event(long event);
+
+    public static native int ibv_query_device(long context, long deviceAttr);
+
+    // the exported symbol fills the compat prefix of struct ibv_port_attr; the caller zeroes the rest
+    public static native int ibv_query_port(long context, byte portNum, long portAttr);
+
+    public static native long ibv_alloc_pd(long context);
+
+    public static native int ibv_dealloc_pd(long pd);
+
+    public static native long ibv_reg_mr(long pd, long addr, long length, int access);
+
+    public static native int ibv_dereg_mr(long mr);
+
+    public static native long ibv_create_comp_channel(long context);
+
+    public static native int ibv_destroy_comp_channel(long channel);
+
+    public static native long ibv_create_cq(long context, int cqe, long cqContext, long channel, int compVector);
+
+    public static native int ibv_destroy_cq(long cq);
+
+    public static native int ibv_get_cq_event(long channel, long cqOut, long cqContextOut);
+
+    public static native void ibv_ack_cq_events(long cq, int nevents);
+
+    public static native long ibv_wc_status_str(int status);
+
+    public static native long ibv_event_type_str(int eventType);
+
+    /**
+     * The {@code static inline} verbs, resolved once per {@code ibv_context} from its ops table (the provider's
+     * functions). Calls go through JNA's {@link Function}, the only way to call a C function pointer from JNA; pointer
+     * arguments are passed as {@code Long}, which the x86_64 ABI passes exactly like a pointer.
+     */
+    public static final class ContextOps {
+        private final Function pollCq;
+        private final Function reqNotifyCq;
+        private final Function postSend;
+        private final Function postRecv;
+
+        public ContextOps(long context) {
+            if (context == 0) {
+                throw new IllegalArgumentException("context is NULL");
+            }
+            pollCq = function(context, Layout.OPS_POLL_CQ, "poll_cq");
+            reqNotifyCq = function(context, Layout.OPS_REQ_NOTIFY_CQ, "req_notify_cq");
+            postSend = function(context, Layout.OPS_POST_SEND, "post_send");
+            postRecv = function(context, Layout.OPS_POST_RECV, "post_recv");
+        }
+
+        private static Function function(long context, int offset, String name) {
+            long address = Mem.getLong(context + offset);
+            if (address == 0) {
+                throw new IllegalStateException("the provider of this device has no ops." + name);
+            }
+            return Function.getFunction(Mem.pointer(address));
+        }
+
+        /** {@code int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)} */
+        public int ibv_poll_cq(long cq, int numEntries, long wc) {
+            return pollCq.invokeInt(new Object[] {cq, numEntries, wc});
+        }
+
+        /** {@code int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)} */
+        public int ibv_req_notify_cq(long cq, int solicitedOnly) {
+            return reqNotifyCq.invokeInt(new Object[] {cq, solicitedOnly});
+        }
+
+        /** {@code int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)} */
+        public int ibv_post_send(long qp, long wr, long badWr) {
+            return postSend.invokeInt(new Object[] {qp, wr, badWr});
+        }
+
+        /** {@code int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)} */
+        public int ibv_post_recv(long qp, long wr, long badWr) {
+            return postRecv.invokeInt(new Object[] {qp, wr, badWr});
+        }
+    }
+}
