@@ -48,6 +48,10 @@ abstract class NativeResource implements AutoCloseable {
 
     /** Enters a native call on this object; throws {@link IllegalStateException} if it is closed or closing. */
     final void acquire() {
+        if (closing.get()) {
+            // checked before the lock too: a waiting close() holds new readers back
+            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+        }
         lock.readLock().lock();
         if (closing.get()) {
             lock.readLock().unlock();

@@ -46,6 +46,7 @@ public final class EventEngine implements AutoCloseable {
     private final Memory epollEvents = Mem.allocate((long) MAX_EPOLL_EVENTS * Layout.SIZEOF_EPOLL_EVENT);
     private final Memory ctlEvent = Mem.allocate(Layout.SIZEOF_EPOLL_EVENT);
     private final Memory wakeBuffer = Mem.allocate(8);
+    private final Memory wakeReadBuffer = Mem.allocate(8);
     private final Map<Long, Reg<?>> registrations = new ConcurrentHashMap<>();
     private final Queue<Reg<?>> resumed = new ConcurrentLinkedQueue<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -195,10 +196,11 @@ public final class EventEngine implements AutoCloseable {
 
     private void run() {
         long events = Mem.address(epollEvents);
-        long wakeRead = Mem.address(Mem.allocate(8));
+        long wakeRead = Mem.address(wakeReadBuffer); // a field: JNA frees a Memory once it is unreachable
         try {
             while (!closing.get()) {
-                int n = LibC.epoll_wait(epfd, events, MAX_EPOLL_EVENTS, -1);
+                // sources that used their read budget are waiting in 'resumed': then only look, do not sleep
+                int n = LibC.epoll_wait(epfd, events, MAX_EPOLL_EVENTS, resumed.isEmpty() ? -1 : 0);
                 if (n < 0) {
                     int errno = Mem.errno();
                     if (errno == Layout.EINTR) {
@@ -222,7 +224,12 @@ public final class EventEngine implements AutoCloseable {
                 for (Runnable command; (command = commands.poll()) != null; ) {
                     command.run();
                 }
-                for (Reg<?> reg; (reg = resumed.poll()) != null; ) {
+                // only those resumed before this pass: a source that never runs dry must not starve the others
+                for (int k = resumed.size(); k > 0; k--) {
+                    Reg<?> reg = resumed.poll();
+                    if (reg == null) {
+                        break;
+                    }
                     reg.pump();
                 }
             }
@@ -345,10 +352,10 @@ public final class EventEngine implements AutoCloseable {
         }
 
         private void fail(RuntimeException e) {
-            failure = e;
             errors.incrementAndGet();
             LOG.log(Level.ERROR, "RDMA event source " + name + " failed and was removed: " + e.getMessage(), e);
             remove();
+            failure = e; // published once the source is closed
         }
 
         private void dispatch(E event) {

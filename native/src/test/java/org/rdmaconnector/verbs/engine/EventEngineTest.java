@@ -1,0 +1,334 @@
+package org.rdmaconnector.verbs.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.LibC;
+
+/** The event engine on real fds (pipes, eventfds) of the host kernel: order, backpressure, errors, shutdown, leaks. */
+@Timeout(30)
+class EventEngineTest {
+    private final List<Thread> loopThreads = new CopyOnWriteArrayList<>();
+    private final ThreadFactory threads = r -> {
+        Thread t = new Thread(r, "rdma-event-loop-test");
+        t.setDaemon(true);
+        loopThreads.add(t);
+        return t;
+    };
+    private final List<Pipe> pipes = new ArrayList<>();
+    private ExecutorService pool;
+    private EventEngine engine;
+
+    @BeforeEach
+    void start() {
+        pool = Executors.newFixedThreadPool(4);
+        engine = new EventEngine(threads, pool);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        engine.close();
+        pool.shutdownNow();
+        assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS));
+        pipes.forEach(Pipe::closeFds);
+    }
+
+    private Pipe pipe() {
+        Pipe pipe = new Pipe();
+        pipes.add(pipe);
+        return pipe;
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    @Test
+    void theLoopThreadComesFromTheCallersFactoryAndEndsOnClose() {
+        assertEquals(1, loopThreads.size());
+        assertTrue(loopThreads.get(0).isAlive());
+        engine.close();
+        assertFalse(loopThreads.get(0).isAlive(), "close returns after the loop thread ended");
+        engine.close();
+        assertThrows(IllegalStateException.class, () -> engine.register(pipe(), e -> { }));
+    }
+
+    @Test
+    void eventsOfOneSourceArriveInOrderOnThePool() throws Exception {
+        Pipe pipe = pipe();
+        List<Long> seen = new CopyOnWriteArrayList<>();
+        Registration reg = engine.register(pipe, e -> seen.add(e[1]));
+        assertEquals(1, pipe.opened.get());
+        int n = 5000;
+        Thread writer = new Thread(() -> {
+            for (int i = 0; i < n; i++) {
+                while (!pipe.write(0, i)) {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        writer.start();
+        await("all delivered", () -> seen.size() == n);
+        writer.join();
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, seen.get(i), "event " + i);
+        }
+        assertEquals(n, reg.eventsRead());
+        assertEquals(n, reg.eventsDelivered());
+        assertEquals(0, reg.inFlight());
+        assertEquals(0, reg.errors());
+    }
+
+    @Test
+    void eventsWithTheSameKeyKeepTheirOrderWhileKeysRunConcurrently() throws Exception {
+        Pipe pipe = pipe();
+        pipe.keyed = true;
+        Map<Long, List<Long>> byKey = new ConcurrentHashMap<>();
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger maxRunning = new AtomicInteger();
+        Map<Long, AtomicInteger> runningPerKey = new ConcurrentHashMap<>();
+        AtomicInteger overlapsWithinKey = new AtomicInteger();
+        engine.register(pipe, e -> {
+            AtomicInteger perKey = runningPerKey.computeIfAbsent(e[0], k -> new AtomicInteger());
+            if (perKey.incrementAndGet() > 1) {
+                overlapsWithinKey.incrementAndGet();
+            }
+            maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+            Thread.sleep(0, 200_000);
+            byKey.computeIfAbsent(e[0], k -> new CopyOnWriteArrayList<>()).add(e[1]);
+            running.decrementAndGet();
+            perKey.decrementAndGet();
+        });
+        int keys = 4;
+        int perKeyCount = 500;
+        for (int i = 0; i < perKeyCount; i++) {
+            for (int k = 0; k < keys; k++) {
+                while (!pipe.write(k, i)) {
+                    Thread.sleep(1);
+                }
+            }
+        }
+        await("all delivered", () -> byKey.values().stream().mapToInt(List::size).sum() == keys * perKeyCount);
+        for (long k = 0; k < keys; k++) {
+            List<Long> seq = byKey.get(k);
+            for (int i = 0; i < perKeyCount; i++) {
+                assertEquals(i, seq.get(i), "key " + k + " event " + i);
+            }
+        }
+        assertEquals(0, overlapsWithinKey.get(), "two deliveries of one key ran at the same time");
+        assertTrue(maxRunning.get() > 1, "different keys should be delivered concurrently on a 4-thread pool");
+    }
+
+    @Test
+    void aSlowConsumerStopsTheReadingAtTheBoundAndNothingIsLost() throws Exception {
+        Pipe pipe = pipe();
+        CountDownLatch release = new CountDownLatch(1);
+        List<Long> seen = new CopyOnWriteArrayList<>();
+        AtomicInteger maxInFlight = new AtomicInteger();
+        Registration[] holder = new Registration[1];
+        int bound = 8;
+        holder[0] = engine.register(pipe, e -> {
+            release.await();
+            maxInFlight.accumulateAndGet(holder[0].inFlight(), Math::max);
+            seen.add(e[1]);
+        }, bound);
+        int n = 200;
+        for (int i = 0; i < n; i++) {
+            assertTrue(pipe.write(0, i));
+        }
+        await("the bound is reached", () -> holder[0].isPaused());
+        Thread.sleep(100); // the loop has had time to read more, if it wrongly would
+        assertEquals(bound, holder[0].eventsRead(), "the engine stops reading at the bound");
+        assertEquals(bound, holder[0].inFlight());
+        release.countDown();
+        await("all delivered", () -> seen.size() == n);
+        assertTrue(maxInFlight.get() <= bound, "in flight exceeded the bound: " + maxInFlight.get());
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, seen.get(i));
+        }
+        assertFalse(holder[0].isPaused());
+    }
+
+    @Test
+    void aThrowingHandlerLosesAndRepeatsNothing() throws Exception {
+        Pipe pipe = pipe();
+        List<Long> seen = new CopyOnWriteArrayList<>();
+        Registration reg = engine.register(pipe, e -> {
+            seen.add(e[1]);
+            if (e[1] % 3 == 0) {
+                throw new IllegalStateException("endpoint failed on " + e[1]);
+            }
+        });
+        int n = 300;
+        for (int i = 0; i < n; i++) {
+            assertTrue(pipe.write(0, i));
+        }
+        await("all delivered", () -> reg.eventsDelivered() == n);
+        assertEquals(n, seen.size());
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, seen.get(i));
+        }
+        assertEquals(n / 3, reg.errors());
+    }
+
+    @Test
+    void closingARegistrationDeliversWhatWasReadAndNeverTouchesTheSourceAgain() throws Exception {
+        Pipe pipe = pipe();
+        AtomicInteger delivered = new AtomicInteger();
+        Registration reg = engine.register(pipe, e -> {
+            Thread.sleep(2);
+            delivered.incrementAndGet();
+        }, 16);
+        for (int i = 0; i < 100; i++) {
+            assertTrue(pipe.write(0, i));
+        }
+        await("some in flight", () -> reg.inFlight() > 0);
+        reg.close();
+        assertEquals(0, reg.inFlight(), "close waits for the events already read");
+        assertEquals(reg.eventsRead(), delivered.get());
+        assertEquals(1, pipe.closed.get(), "the source is closed once (its acks done)");
+        long read = reg.eventsRead();
+        assertTrue(pipe.write(0, 1000));
+        Thread.sleep(100);
+        assertEquals(read, reg.eventsRead(), "nothing is read after close");
+        assertTrue(engine.registrations().isEmpty());
+        reg.close();
+        assertEquals(1, pipe.closed.get());
+    }
+
+    @Test
+    void closingTheEngineWithEventsInFlightDeliversThemAndClosesEverySource() throws Exception {
+        Pipe a = pipe();
+        Pipe b = pipe();
+        AtomicInteger delivered = new AtomicInteger();
+        Registration ra = engine.register(a, e -> {
+            Thread.sleep(1);
+            delivered.incrementAndGet();
+        }, 32);
+        Registration rb = engine.register(b, e -> delivered.incrementAndGet(), 32);
+        for (int i = 0; i < 64; i++) {
+            assertTrue(a.write(0, i));
+            assertTrue(b.write(0, i));
+        }
+        await("events in flight", () -> ra.inFlight() > 0);
+        engine.close();
+        assertEquals(0, ra.inFlight());
+        assertEquals(0, rb.inFlight());
+        assertEquals(ra.eventsRead() + rb.eventsRead(), delivered.get());
+        assertEquals(1, a.closed.get());
+        assertEquals(1, b.closed.get());
+        assertFalse(loopThreads.get(0).isAlive());
+    }
+
+    @Test
+    void aFailingSourceIsRemovedWithItsCauseAndTheOthersGoOn() throws Exception {
+        Pipe bad = pipe();
+        Pipe good = pipe();
+        Registration badReg = engine.register(bad, e -> { });
+        AtomicInteger goodSeen = new AtomicInteger();
+        engine.register(good, e -> goodSeen.incrementAndGet());
+        bad.failNext = new IllegalStateException("channel broken");
+        assertTrue(bad.write(0, 0));
+        await("the bad source is dropped", () -> badReg.failure() != null);
+        assertEquals("channel broken", badReg.failure().getMessage());
+        assertEquals(1, bad.closed.get());
+        assertTrue(good.write(0, 1));
+        await("the good source still delivers", () -> goodSeen.get() == 1);
+        assertEquals(1, engine.registrations().size());
+    }
+
+    @Test
+    void aSourceThatNeverRunsDryDoesNotStarveTheOthers() throws Exception {
+        int eventFd = LibC.eventfd(1, Layout.EFD_NONBLOCK | Layout.EFD_CLOEXEC); // always readable
+        try {
+            EventSource<Object> endless = new EventSource<>() {
+                @Override
+                public int fd() {
+                    return eventFd;
+                }
+
+                @Override
+                public Object next() {
+                    return Boolean.TRUE;
+                }
+            };
+            Registration busy = engine.register(endless, e -> { }, 64);
+            Pipe quiet = pipe();
+            CountDownLatch got = new CountDownLatch(1);
+            engine.register(quiet, e -> got.countDown());
+            assertTrue(quiet.write(0, 0));
+            assertTrue(got.await(5, TimeUnit.SECONDS), "the quiet source's event was not delivered");
+            busy.close();
+            assertTrue(busy.eventsRead() > 0);
+        } finally {
+            LibC.close(eventFd);
+        }
+    }
+
+    @Test
+    void noFileDescriptorIsLeft() throws Exception {
+        engine.close();
+        long before = openFds();
+        for (int round = 0; round < 5; round++) {
+            try (EventEngine e = new EventEngine(threads, pool)) {
+                Pipe pipe = new Pipe();
+                AtomicInteger seen = new AtomicInteger();
+                Registration reg = e.register(pipe, ev -> seen.incrementAndGet());
+                assertTrue(pipe.write(0, 1));
+                await("delivered", () -> seen.get() == 1);
+                reg.close();
+                pipe.closeFds();
+            }
+        }
+        assertEquals(before, openFds(), "open fds in /proc/self/fd before and after");
+    }
+
+    private static long openFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    @Test
+    void badArguments() {
+        Pipe pipe = pipe();
+        assertThrows(IllegalArgumentException.class, () -> new EventEngine(null, pool));
+        assertThrows(IllegalArgumentException.class, () -> new EventEngine(threads, null));
+        assertThrows(IllegalArgumentException.class, () -> engine.register(null, e -> { }));
+        assertThrows(IllegalArgumentException.class, () -> engine.register(pipe, null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> engine.register(pipe, ev -> { }, 0));
+        assertTrue(e.getMessage().contains("maxInFlight must be from 1"), e.getMessage());
+        assertNotNull(engine.register(pipe, ev -> { }, 1));
+    }
+}

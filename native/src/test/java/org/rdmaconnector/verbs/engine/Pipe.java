@@ -1,0 +1,87 @@
+package org.rdmaconnector.verbs.engine;
+
+import com.sun.jna.Memory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.LibC;
+import org.rdmaconnector.verbs.jna.Mem;
+
+/**
+ * A real non-blocking pipe as an event source for the engine tests: the test writes ints (key, sequence) into the
+ * write end; {@link #next()} reads one 8-byte record per event from the read end, like a channel's get-event.
+ */
+final class Pipe implements EventSource<long[]> {
+    final int readFd;
+    final int writeFd;
+    final AtomicInteger opened = new AtomicInteger();
+    final AtomicInteger closed = new AtomicInteger();
+    volatile boolean keyed;
+    volatile RuntimeException failNext;
+    private final Memory buffer = Mem.allocate(8);
+    private final Memory writeBuffer = Mem.allocate(8);
+
+    Pipe() {
+        try (Memory fds = Mem.allocate(8)) {
+            if (LibC.pipe2(Mem.address(fds), Layout.O_NONBLOCK | Layout.O_CLOEXEC) != 0) {
+                throw new RdmaException("pipe2", Mem.errno());
+            }
+            readFd = fds.getInt(0);
+            writeFd = fds.getInt(4);
+        }
+    }
+
+    /** Writes one record; false when the pipe is full. */
+    synchronized boolean write(int key, int sequence) {
+        writeBuffer.setInt(0, key);
+        writeBuffer.setInt(4, sequence);
+        return LibC.write(writeFd, Mem.address(writeBuffer), 8) == 8;
+    }
+
+    @Override
+    public int fd() {
+        return readFd;
+    }
+
+    @Override
+    public void open() {
+        opened.incrementAndGet();
+    }
+
+    @Override
+    public long[] next() {
+        RuntimeException failure = failNext;
+        if (failure != null) {
+            throw failure;
+        }
+        long n = LibC.read(readFd, Mem.address(buffer), 8);
+        if (n < 0) {
+            int errno = Mem.errno();
+            if (errno == Layout.EAGAIN) {
+                return null;
+            }
+            throw new RdmaException("read", errno);
+        }
+        if (n != 8) {
+            throw new IllegalStateException("short read of " + n + " bytes");
+        }
+        return new long[] {buffer.getInt(0), buffer.getInt(4)};
+    }
+
+    @Override
+    public Object orderKey(long[] event) {
+        return keyed ? (Object) event[0] : this;
+    }
+
+    @Override
+    public void close() {
+        closed.incrementAndGet();
+    }
+
+    void closeFds() {
+        LibC.close(readFd);
+        LibC.close(writeFd);
+        buffer.close();
+        writeBuffer.close();
+    }
+}
