@@ -28,10 +28,14 @@ result() { # NAME STATUS LOGFILE...
     fi
 }
 
-single() { # NAME COMMAND...
-    local name=$1 log=$LOGDIR/$1.log rc=0
-    shift
+single() { # NAME EXPECTED-REGEX COMMAND...
+    local name=$1 expect=$2 log=$LOGDIR/$1.log rc=0
+    shift 2
     timeout "$STEP" "$@" >"$log" 2>&1 || rc=$?
+    if ((rc == 0)) && ! grep -qE "$expect" "$log"; then
+        echo "output lacks /$expect/" >>"$log"
+        rc=1
+    fi
     result "$name" "$rc" "$log"
 }
 
@@ -54,14 +58,20 @@ pair() { # NAME "SERVER CMD" "CLIENT CMD"
     # A server whose client never got through would wait for the whole step timeout.
     ((crc == 0)) || kill "$spid" 2>/dev/null
     wait "$spid" || src=$?
-    touch "$clog.tries"
+    touch "$clog.tries" "$clog"
     result "$name" "$((crc != 0 ? crc : src))" "$slog" "$clog.tries" "$clog"
 }
 
-single ibv_devices ibv_devices
-grep -qw "$DEV" "$LOGDIR/ibv_devices.log" || result "ibv_devices lists $DEV" 1 "$LOGDIR/ibv_devices.log"
-single ibv_devinfo ibv_devinfo -d "$DEV"
-grep -q PORT_ACTIVE "$LOGDIR/ibv_devinfo.log" || result "ibv_devinfo $DEV port active" 1 "$LOGDIR/ibv_devinfo.log"
+# Clients connect to $ADDR: make sure it is this machine's own (the VM's dummy0), so a run
+# outside the VM cannot send anything onto a real network.
+if ! ip -o addr show 2>/dev/null | grep -q "inet $ADDR/"; then
+    echo "FAIL $ADDR is not a local address (not inside rdma-vm?)"
+    echo "selfcheck: 0 passed, 1 failed"
+    exit 1
+fi
+
+single ibv_devices "^[[:space:]]+${DEV}[[:space:]]" ibv_devices
+single ibv_devinfo "PORT_ACTIVE" ibv_devinfo -d "$DEV"
 pair rping "rping -s -a $ADDR -C 3 -v" "rping -c -a $ADDR -C 3 -v"
 pair ucmatose "ucmatose" "ucmatose -s $ADDR"
 pair ibv_rc_pingpong "ibv_rc_pingpong -d $DEV -g 1" "ibv_rc_pingpong -d $DEV -g 1 $ADDR"

@@ -1,6 +1,5 @@
 package org.rdmaconnector.verbs;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rdmaconnector.verbs.jna.IbVerbs;
@@ -12,64 +11,24 @@ import org.rdmaconnector.verbs.jna.Scratch;
  * A completion channel ({@code struct ibv_comp_channel}, ibv_create_comp_channel(3)): a file descriptor that becomes
  * readable when a completion queue attached to it, armed with {@link CompletionQueue#requestNotify(boolean)}, gets a
  * completion. Can be made non-blocking and polled. As the man page says, closing it while completion queues are
- * still attached fails with {@code EBUSY}; its {@link DeviceContext} closes the queues first. Thread-safe.
+ * still attached fails with {@code EBUSY}; its {@link DeviceContext} closes the queues first. Thread-safe; in
+ * blocking mode a {@link #close()} from another thread waits for a blocked {@link #getCqEvent()} to return.
  */
-public final class CompletionChannel extends NativeResource {
+public final class CompletionChannel extends FdChannel {
     private final DeviceContext context;
     private final long channel;
-    private final int fd;
     private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
 
     CompletionChannel(DeviceContext context, long channel) {
+        super(Mem.getInt(channel + Layout.IBV_COMP_CHANNEL_FD), "completion channel");
         this.context = context;
         this.channel = channel;
-        this.fd = Mem.getInt(channel + Layout.IBV_COMP_CHANNEL_FD);
         dependOn(context);
     }
 
     /** The device context it belongs to. */
     public DeviceContext context() {
         return context;
-    }
-
-    /** The file descriptor, for poll/epoll. */
-    public int fd() {
-        acquire();
-        try {
-            return fd;
-        } finally {
-            release();
-        }
-    }
-
-    /** Makes {@link #getCqEvent()} return null instead of blocking when no event is pending. */
-    public void setNonBlocking(boolean nonBlocking) {
-        acquire();
-        try {
-            Fds.setNonBlocking(fd, nonBlocking, "completion channel fd " + fd);
-        } finally {
-            release();
-        }
-    }
-
-    /** Whether the fd is in non-blocking mode. */
-    public boolean isNonBlocking() {
-        acquire();
-        try {
-            return Fds.isNonBlocking(fd, "completion channel fd " + fd);
-        } finally {
-            release();
-        }
-    }
-
-    /** Waits until an event is pending or the timeout passes; true when one is. */
-    public boolean awaitEvent(Duration timeout) {
-        acquire();
-        try {
-            return Fds.awaitReadable(fd, timeout, "completion channel fd " + fd);
-        } finally {
-            release();
-        }
     }
 
     /**
@@ -86,7 +45,7 @@ public final class CompletionChannel extends NativeResource {
                 if (errno == Layout.EAGAIN) {
                     return null;
                 }
-                throw new RdmaException("ibv_get_cq_event", errno, "completion channel fd " + fd);
+                throw new RdmaException("ibv_get_cq_event", errno, description());
             }
             long cq = Mem.getLong(address);
             CompletionQueue queue = queues.get(cq);
@@ -135,6 +94,6 @@ public final class CompletionChannel extends NativeResource {
 
     @Override
     public String toString() {
-        return "CompletionChannel[fd " + fd + ", " + context.deviceName() + (isClosed() ? ", closed]" : "]");
+        return "CompletionChannel[" + description() + ", " + context.deviceName() + (isClosed() ? ", closed]" : "]");
     }
 }

@@ -80,7 +80,8 @@ public final class CompletionQueue extends NativeResource {
             int n = context.ops().ibv_poll_cq(cq, into.capacity(), into.address());
             if (n < 0) {
                 into.filled(0);
-                throw new RdmaException("ibv_poll_cq", -n > 0 && n != -1 ? -n : Mem.errno(), context.deviceName());
+                // providers return -1 with errno set, or a negative errno
+                throw new RdmaException("ibv_poll_cq", n == -1 ? Mem.errno() : -n, context.deviceName());
             }
             into.filled(n);
             return n;

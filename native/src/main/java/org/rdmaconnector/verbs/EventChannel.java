@@ -1,6 +1,5 @@
 package org.rdmaconnector.verbs;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rdmaconnector.verbs.jna.Layout;
@@ -12,16 +11,17 @@ import org.rdmaconnector.verbs.jna.Scratch;
  * An RDMA CM event channel ({@code struct rdma_event_channel}, rdma_create_event_channel(3)): the file descriptor
  * on which the CM reports the events of its {@link CmId}s. Can be made non-blocking and polled. Every event is copied
  * and acknowledged inside {@link #getEvent()}, so nothing is ever left unacknowledged and destroying ids never blocks.
- * Closing it closes its ids first. Thread-safe.
+ * Closing it closes its ids first. Thread-safe; in blocking mode a {@link #close()} from another thread waits for a
+ * blocked {@link #getEvent()} to return, so a channel that another thread may close is best read non-blocking (with
+ * {@link #awaitEvent(java.time.Duration)}) or through the event engine.
  */
-public final class EventChannel extends NativeResource {
+public final class EventChannel extends FdChannel {
     private final long channel;
-    private final int fd;
     private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
 
     private EventChannel(long channel) {
+        super(Mem.getInt(channel + Layout.RDMA_EVENT_CHANNEL_FD), "event channel");
         this.channel = channel;
-        this.fd = Mem.getInt(channel + Layout.RDMA_EVENT_CHANNEL_FD);
     }
 
     /**
@@ -38,46 +38,6 @@ public final class EventChannel extends NativeResource {
         return new EventChannel(channel);
     }
 
-    /** The file descriptor, for poll/epoll. */
-    public int fd() {
-        acquire();
-        try {
-            return fd;
-        } finally {
-            release();
-        }
-    }
-
-    /** Makes {@link #getEvent()} return null instead of blocking when no event is pending. */
-    public void setNonBlocking(boolean nonBlocking) {
-        acquire();
-        try {
-            Fds.setNonBlocking(fd, nonBlocking, "event channel fd " + fd);
-        } finally {
-            release();
-        }
-    }
-
-    /** Whether the fd is in non-blocking mode. */
-    public boolean isNonBlocking() {
-        acquire();
-        try {
-            return Fds.isNonBlocking(fd, "event channel fd " + fd);
-        } finally {
-            release();
-        }
-    }
-
-    /** Waits until an event is pending or the timeout passes; true when one is. */
-    public boolean awaitEvent(Duration timeout) {
-        acquire();
-        try {
-            return Fds.awaitReadable(fd, timeout, "event channel fd " + fd);
-        } finally {
-            release();
-        }
-    }
-
     /**
      * rdma_get_cm_event(3), copied and acknowledged. Blocks unless non-blocking; then returns null when no event is
      * pending.
@@ -92,7 +52,7 @@ public final class EventChannel extends NativeResource {
                     if (errno == Layout.EAGAIN) {
                         return null;
                     }
-                    throw new RdmaException("rdma_get_cm_event", errno, "event channel fd " + fd);
+                    throw new RdmaException("rdma_get_cm_event", errno, description());
                 }
                 long event = Mem.getLong(out);
                 CmEvent copy;
@@ -176,6 +136,6 @@ public final class EventChannel extends NativeResource {
 
     @Override
     public String toString() {
-        return "EventChannel[fd " + fd + (isClosed() ? ", closed]" : "]");
+        return "EventChannel[" + description() + (isClosed() ? ", closed]" : "]");
     }
 }

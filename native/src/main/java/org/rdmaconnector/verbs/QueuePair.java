@@ -80,9 +80,7 @@ public final class QueuePair extends NativeResource {
                 long wr = Mem.address(sendWr);
                 long sge = wr + Layout.SIZEOF_IBV_SEND_WR;
                 long bad = sge + Layout.SIZEOF_IBV_SGE;
-                Mem.putLong(sge + Layout.IBV_SGE_ADDR, address);
-                Mem.putInt(sge + Layout.IBV_SGE_LENGTH, length);
-                Mem.putInt(sge + Layout.IBV_SGE_LKEY, region.lkey());
+                putSge(sge, address, length, region.lkey());
                 Mem.putLong(wr + Layout.IBV_SEND_WR_WR_ID, wrId);
                 Mem.putLong(wr + Layout.IBV_SEND_WR_SG_LIST, sge);
                 Mem.putInt(wr + Layout.IBV_SEND_WR_NUM_SGE, 1);
@@ -115,9 +113,7 @@ public final class QueuePair extends NativeResource {
                 long wr = Mem.address(recvWr);
                 long sge = wr + Layout.SIZEOF_IBV_RECV_WR;
                 long bad = sge + Layout.SIZEOF_IBV_SGE;
-                Mem.putLong(sge + Layout.IBV_SGE_ADDR, address);
-                Mem.putInt(sge + Layout.IBV_SGE_LENGTH, length);
-                Mem.putInt(sge + Layout.IBV_SGE_LKEY, region.lkey());
+                putSge(sge, address, length, region.lkey());
                 Mem.putLong(wr + Layout.IBV_RECV_WR_WR_ID, wrId);
                 Mem.putLong(wr + Layout.IBV_RECV_WR_SG_LIST, sge);
                 Mem.putInt(wr + Layout.IBV_RECV_WR_NUM_SGE, 1);
@@ -131,6 +127,12 @@ public final class QueuePair extends NativeResource {
             region.release();
             release();
         }
+    }
+
+    private static void putSge(long sge, long address, int length, int lkey) {
+        Mem.putLong(sge + Layout.IBV_SGE_ADDR, address);
+        Mem.putInt(sge + Layout.IBV_SGE_LENGTH, length);
+        Mem.putInt(sge + Layout.IBV_SGE_LKEY, lkey);
     }
 
     @Override

@@ -28,34 +28,9 @@ public final class Sources {
         if (channel == null) {
             throw new IllegalArgumentException("channel must not be null");
         }
-        return new EventSource<>() {
-            private final int fd = channel.fd();
-
-            @Override
-            public int fd() {
-                return fd;
-            }
-
-            @Override
-            public void open() {
-                channel.setNonBlocking(true);
-            }
-
-            @Override
-            public CmEvent next() {
-                return channel.getEvent();
-            }
-
-            @Override
-            public Object orderKey(CmEvent event) {
-                return event.id();
-            }
-
-            @Override
-            public String name() {
-                return "cm-events[fd " + fd + "]";
-            }
-        };
+        int fd = channel.fd();
+        return new FdSource<>(fd, () -> channel.setNonBlocking(true), channel::getEvent, CmEvent::id,
+            "cm-events[fd " + fd + "]");
     }
 
     /**
@@ -85,29 +60,28 @@ public final class Sources {
         if (context == null) {
             throw new IllegalArgumentException("context must not be null");
         }
-        return new EventSource<>() {
-            private final int fd = context.asyncFd();
+        int fd = context.asyncFd();
+        return new FdSource<>(fd, () -> context.setAsyncNonBlocking(true), context::getAsyncEvent, null,
+            "async-events[" + context.deviceName() + ", fd " + fd + "]");
+    }
 
-            @Override
-            public int fd() {
-                return fd;
-            }
+    /** A source that is one non-blocking get-event call on one fd. */
+    private record FdSource<E>(int fd, Runnable opener, java.util.function.Supplier<E> reader,
+                               java.util.function.Function<E, Object> keyOf, String name) implements EventSource<E> {
+        @Override
+        public void open() {
+            opener.run();
+        }
 
-            @Override
-            public void open() {
-                context.setAsyncNonBlocking(true);
-            }
+        @Override
+        public E next() {
+            return reader.get();
+        }
 
-            @Override
-            public AsyncEvent next() {
-                return context.getAsyncEvent();
-            }
-
-            @Override
-            public String name() {
-                return "async-events[" + context.deviceName() + ", fd " + fd + "]";
-            }
-        };
+        @Override
+        public Object orderKey(E event) {
+            return keyOf == null ? this : keyOf.apply(event);
+        }
     }
 
     private static final class CompletionSource implements EventSource<WorkCompletion> {
@@ -160,7 +134,9 @@ public final class Sources {
                     if (queue == null) {
                         return null;
                     }
-                    seen.add(queue);
+                    if (seen.add(queue) && seen.size() > 256) {
+                        seen.removeIf(CompletionQueue::isClosed); // closed queues acked their own events
+                    }
                     try {
                         if (queue.unackedEvents() >= ackBatch) {
                             queue.ackEvents();
