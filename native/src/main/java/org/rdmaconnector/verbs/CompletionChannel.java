@@ -87,7 +87,7 @@ public final class CompletionChannel extends FdChannel {
     protected void destroy() {
         int rc = IbVerbs.ibv_destroy_comp_channel(channel);
         if (rc != 0) {
-            throw new RdmaException("ibv_destroy_comp_channel", rc > 0 ? rc : Mem.errno(),
+            throw RdmaException.fromReturnCode("ibv_destroy_comp_channel", rc,
                 queues.size() + " completion queue(s) attached");
         }
     }

@@ -59,7 +59,7 @@ public final class CompletionQueue extends NativeResource {
         try {
             int rc = context.ops().ibv_req_notify_cq(cq, solicitedOnly ? 1 : 0);
             if (rc != 0) {
-                throw new RdmaException("ibv_req_notify_cq", rc > 0 ? rc : Mem.errno(), context.deviceName());
+                throw RdmaException.fromReturnCode("ibv_req_notify_cq", rc, context.deviceName());
             }
         } finally {
             release();
@@ -143,7 +143,7 @@ public final class CompletionQueue extends NativeResource {
         ackCounted();
         int rc = IbVerbs.ibv_destroy_cq(cq);
         if (rc != 0) {
-            throw new RdmaException("ibv_destroy_cq", rc > 0 ? rc : Mem.errno(), context.deviceName());
+            throw RdmaException.fromReturnCode("ibv_destroy_cq", rc, context.deviceName());
         }
         if (channel != null) {
             channel.detach(cq);

@@ -117,7 +117,7 @@ public final class DeviceContext extends NativeResource {
         try (Memory attr = Mem.allocate(Layout.SIZEOF_IBV_DEVICE_ATTR)) {
             int rc = IbVerbs.ibv_query_device(context, Mem.address(attr));
             if (rc != 0) {
-                throw new RdmaException("ibv_query_device", rc > 0 ? rc : Mem.errno(), deviceName);
+                throw RdmaException.fromReturnCode("ibv_query_device", rc, deviceName);
             }
             byte[] fw = attr.getByteArray(Layout.IBV_DEVICE_ATTR_FW_VER, 64);
             int len = 0;
@@ -151,7 +151,7 @@ public final class DeviceContext extends NativeResource {
         try (Memory attr = Mem.allocate(Layout.SIZEOF_IBV_PORT_ATTR)) {
             int rc = IbVerbs.ibv_query_port(context, (byte) portNumber, Mem.address(attr));
             if (rc != 0) {
-                throw new RdmaException("ibv_query_port", rc > 0 ? rc : Mem.errno(),
+                throw RdmaException.fromReturnCode("ibv_query_port", rc,
                     deviceName + " port " + portNumber);
             }
             return new PortAttributes(portNumber, attr.getInt(Layout.IBV_PORT_ATTR_STATE),
@@ -311,7 +311,7 @@ public final class DeviceContext extends NativeResource {
         if (owned) {
             int rc = IbVerbs.ibv_close_device(context);
             if (rc != 0) {
-                throw new RdmaException("ibv_close_device", rc > 0 ? rc : Mem.errno(), deviceName);
+                throw RdmaException.fromReturnCode("ibv_close_device", rc, deviceName);
             }
         }
     }

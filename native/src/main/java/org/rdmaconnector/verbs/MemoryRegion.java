@@ -70,7 +70,7 @@ public final class MemoryRegion extends NativeResource {
     protected void destroy() {
         int rc = IbVerbs.ibv_dereg_mr(mr);
         if (rc != 0) {
-            throw new RdmaException("ibv_dereg_mr", rc > 0 ? rc : Mem.errno());
+            throw RdmaException.fromReturnCode("ibv_dereg_mr", rc, null);
         }
     }
 }

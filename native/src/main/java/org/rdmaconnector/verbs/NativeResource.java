@@ -50,13 +50,17 @@ abstract class NativeResource implements AutoCloseable {
     final void acquire() {
         if (closing.get()) {
             // checked before the lock too: a waiting close() holds new readers back
-            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+            throw closedError();
         }
         lock.readLock().lock();
         if (closing.get()) {
             lock.readLock().unlock();
-            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+            throw closedError();
         }
+    }
+
+    private IllegalStateException closedError() {
+        return new IllegalStateException(getClass().getSimpleName() + " is closed");
     }
 
     /** Leaves a native call entered with {@link #acquire()}. */

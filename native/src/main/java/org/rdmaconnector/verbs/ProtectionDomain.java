@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import org.rdmaconnector.verbs.jna.IbVerbs;
-import org.rdmaconnector.verbs.jna.Mem;
 
 /**
  * A protection domain ({@code struct ibv_pd}, ibv_alloc_pd(3)): the parent of memory regions and queue pairs.
@@ -75,7 +74,7 @@ public final class ProtectionDomain extends NativeResource {
     protected void destroy() {
         int rc = IbVerbs.ibv_dealloc_pd(pd);
         if (rc != 0) {
-            throw new RdmaException("ibv_dealloc_pd", rc > 0 ? rc : Mem.errno(), context.deviceName());
+            throw RdmaException.fromReturnCode("ibv_dealloc_pd", rc, context.deviceName());
         }
     }
 }

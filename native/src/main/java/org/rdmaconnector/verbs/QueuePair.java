@@ -90,7 +90,7 @@ public final class QueuePair extends NativeResource {
                 Mem.putInt(wr + Layout.IBV_SEND_WR_WR_RDMA_RKEY, rkey);
                 int rc = context.ops().ibv_post_send(qp, wr, bad);
                 if (rc != 0) {
-                    throw new RdmaException("ibv_post_send", rc > 0 ? rc : Mem.errno(),
+                    throw RdmaException.fromReturnCode("ibv_post_send", rc,
                         "qp " + qpNumber + ", " + length + " bytes; the send queue holds " + capabilities.maxSendWr());
                 }
             }
@@ -119,7 +119,7 @@ public final class QueuePair extends NativeResource {
                 Mem.putInt(wr + Layout.IBV_RECV_WR_NUM_SGE, 1);
                 int rc = context.ops().ibv_post_recv(qp, wr, bad);
                 if (rc != 0) {
-                    throw new RdmaException("ibv_post_recv", rc > 0 ? rc : Mem.errno(),
+                    throw RdmaException.fromReturnCode("ibv_post_recv", rc,
                         "qp " + qpNumber + "; the receive queue holds " + capabilities.maxRecvWr());
                 }
             }

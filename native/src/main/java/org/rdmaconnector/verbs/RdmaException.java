@@ -48,6 +48,14 @@ public class RdmaException extends RuntimeException {
         return new RdmaException(function, Mem.errno(), detail);
     }
 
+    /**
+     * The error of a verbs call that returns 0 on success, and on failure either the errno value or -1 with errno
+     * set (both occur across rdma-core versions and providers, as the man pages allow).
+     */
+    static RdmaException fromReturnCode(String function, int rc, String detail) {
+        return new RdmaException(function, rc > 0 ? rc : Mem.errno(), detail);
+    }
+
     private static String message(String function, int errno, String detail) {
         String explanation = EXPLANATIONS.get(function + "/" + errno);
         if (explanation == null) {

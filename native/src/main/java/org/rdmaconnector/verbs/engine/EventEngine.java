@@ -50,6 +50,8 @@ public final class EventEngine implements AutoCloseable {
     private final Map<Long, Reg<?>> registrations = new ConcurrentHashMap<>();
     private final Queue<Reg<?>> resumed = new ConcurrentLinkedQueue<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    // removed by the loop (engine close, failed sources) and not yet drained: close() waits for their deliveries
+    private final List<Reg<?>> allClosed = new ArrayList<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final CountDownLatch loopExited = new CountDownLatch(1);
@@ -147,8 +149,6 @@ public final class EventEngine implements AutoCloseable {
             reg.awaitDrained(deadline);
         }
     }
-
-    private final List<Reg<?>> allClosed = new ArrayList<>();
 
     private void awaitLoopExit() {
         if (Thread.currentThread() == loop) {

@@ -73,6 +73,20 @@ class EventEngineTest {
         }
     }
 
+    /** Writes records 0 .. n-1 of key 0; they must fit in the pipe. */
+    private static void writeSequence(Pipe pipe, int n) {
+        for (int i = 0; i < n; i++) {
+            assertTrue(pipe.write(0, i), "the pipe is full at record " + i);
+        }
+    }
+
+    private static void assertInOrder(List<Long> seen, int n) {
+        assertEquals(n, seen.size());
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, seen.get(i), "event " + i);
+        }
+    }
+
     @Test
     void theLoopThreadComesFromTheCallersFactoryAndEndsOnClose() {
         assertEquals(1, loopThreads.size());
@@ -100,9 +114,7 @@ class EventEngineTest {
         writer.start();
         await("all delivered", () -> seen.size() == n);
         writer.join();
-        for (int i = 0; i < n; i++) {
-            assertEquals(i, seen.get(i), "event " + i);
-        }
+        assertInOrder(seen, n);
         assertEquals(n, reg.eventsRead());
         assertEquals(n, reg.eventsDelivered());
         assertEquals(0, reg.inFlight());
@@ -163,9 +175,7 @@ class EventEngineTest {
             seen.add(e[1]);
         }, bound);
         int n = 200;
-        for (int i = 0; i < n; i++) {
-            assertTrue(pipe.write(0, i));
-        }
+        writeSequence(pipe, n);
         await("the bound is reached", () -> holder[0].isPaused());
         Thread.sleep(100); // the loop has had time to read more, if it wrongly would
         assertEquals(bound, holder[0].eventsRead(), "the engine stops reading at the bound");
@@ -173,9 +183,7 @@ class EventEngineTest {
         release.countDown();
         await("all delivered", () -> seen.size() == n);
         assertTrue(maxInFlight.get() <= bound, "in flight exceeded the bound: " + maxInFlight.get());
-        for (int i = 0; i < n; i++) {
-            assertEquals(i, seen.get(i));
-        }
+        assertInOrder(seen, n);
         assertFalse(holder[0].isPaused());
     }
 
@@ -190,14 +198,10 @@ class EventEngineTest {
             }
         });
         int n = 300;
-        for (int i = 0; i < n; i++) {
-            assertTrue(pipe.write(0, i));
-        }
+        writeSequence(pipe, n);
         await("all delivered", () -> reg.eventsDelivered() == n);
         assertEquals(n, seen.size());
-        for (int i = 0; i < n; i++) {
-            assertEquals(i, seen.get(i));
-        }
+        assertInOrder(seen, n);
         assertEquals(n / 3, reg.errors());
     }
 
@@ -209,9 +213,7 @@ class EventEngineTest {
             Thread.sleep(2);
             delivered.incrementAndGet();
         }, 16);
-        for (int i = 0; i < 100; i++) {
-            assertTrue(pipe.write(0, i));
-        }
+        writeSequence(pipe, 100);
         await("some in flight", () -> reg.inFlight() > 0);
         reg.close();
         assertEquals(0, reg.inFlight(), "close waits for the events already read");
@@ -236,10 +238,8 @@ class EventEngineTest {
             delivered.incrementAndGet();
         }, 32);
         Registration rb = engine.register(b, e -> delivered.incrementAndGet(), 32);
-        for (int i = 0; i < 64; i++) {
-            assertTrue(a.write(0, i));
-            assertTrue(b.write(0, i));
-        }
+        writeSequence(a, 64);
+        writeSequence(b, 64);
         await("events in flight", () -> ra.inFlight() > 0);
         engine.close();
         assertEquals(0, ra.inFlight());
