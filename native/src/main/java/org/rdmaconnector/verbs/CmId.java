@@ -268,7 +268,11 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** rdma_disconnect(3): both sides then get DISCONNECTED. */
+    /**
+     * rdma_disconnect(3). The peer gets DISCONNECTED and must answer with its own {@code disconnect()}; this side
+     * gets DISCONNECTED when that answer arrives (or, without it, when the CM's request times out, status
+     * -ETIMEDOUT, after a minute or more). So call it also on receiving DISCONNECTED, as rping does.
+     */
     public void disconnect() {
         acquire();
         try {
