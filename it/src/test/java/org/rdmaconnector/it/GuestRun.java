@@ -1,0 +1,104 @@
+package org.rdmaconnector.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One boot of the soft-RDMA VM: the self-check, then one guest JVM running the device tests, with results, console
+ * log and exit code left in the share (a folder the guest sees at the same path).
+ */
+final class GuestRun {
+    /** Guest-side limit for the whole payload; the host adds rdma-vm's boot allowance on top. */
+    static final int GUEST_TIMEOUT_SECONDS = 1200;
+
+    private final Path share;
+    private final int exitCode;
+
+    private GuestRun(Path share, int exitCode) {
+        this.share = share;
+        this.exitCode = exitCode;
+    }
+
+    static GuestRun start(Path vmDir, Path share, String classPath) throws IOException, InterruptedException {
+        deleteTree(share);
+        Files.createDirectories(share);
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path payload = share.resolve("payload.sh");
+        Files.writeString(payload, String.join("\n",
+            "#!/bin/bash",
+            "# written by SoftRdmaIT: the self-check, then one JVM with every test tagged 'device'",
+            "cd " + quote(share.toString()),
+            "bash " + quote(vmDir.resolve("selfcheck.sh").toString()) + " > selfcheck.log 2>&1",
+            "echo \"selfcheck exit $?\"",
+            "exec " + quote(java.toString()) + " -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+                + " -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
+                + " -cp " + quote(classPath)
+                + " org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"
+                + " --include-tag device --reports-dir reports --details=tree --disable-banner"
+                + " --disable-ansi-colors",
+            ""), StandardCharsets.UTF_8);
+        Files.createDirectories(share.resolve("tmp"));
+        ProcessBuilder builder = new ProcessBuilder(vmDir.resolve("rdma-vm").toString(), "run", "--quiet",
+            "--share", share.toString(), "--timeout", String.valueOf(GUEST_TIMEOUT_SECONDS), "--",
+            "/bin/bash", payload.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(share.resolve("rdma-vm.log").toFile());
+        Process process = builder.start();
+        if (!process.waitFor(GUEST_TIMEOUT_SECONDS + 300, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor();
+            return new GuestRun(share, 124);
+        }
+        return new GuestRun(share, process.exitValue());
+    }
+
+    private static String quote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted((a, b) -> b.compareTo(a)).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    Path share() {
+        return share;
+    }
+
+    Path reportsDir() {
+        return share.resolve("reports");
+    }
+
+    int exitCode() {
+        return exitCode;
+    }
+
+    /** Whether the guest wrote its exit code (rdma-vm's marker of a completed run). */
+    boolean reported() {
+        return Files.exists(share.resolve("exit-code"));
+    }
+
+    String consoleTail(int lines) throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (String name : List.of("console.log", "rdma-vm.log")) {
+            Path file = share.resolve(name);
+            if (Files.exists(file)) {
+                List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+                out.append("--- ").append(name).append(" ---\n");
+                all.subList(Math.max(0, all.size() - lines), all.size()).forEach(l -> out.append(l).append('\n'));
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,80 @@
+package org.rdmaconnector.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The soft-RDMA tier: boots Debian's kernel in qemu with Soft-RoCE (it/vm/rdma-vm), runs rdma-core's own tools as a
+ * self-check and then ONE JVM with every test tagged {@code device} (from the test jars on this class path) against
+ * the real kernel RDMA stack and the real rdma-core, and turns each guest result into a test here, so failures show
+ * their messages and the Failsafe summary counts them. A VM that does not boot or report is a failing test with the
+ * tail of its console log.
+ */
+class SoftRdmaIT {
+    private static final Pattern SELFCHECK_LINE =
+        Pattern.compile("^(PASS|FAIL) (.+?)( \\(exit \\d+\\))?$", Pattern.MULTILINE);
+
+    @TestFactory
+    Stream<DynamicNode> guestSuite() throws Exception {
+        if (Boolean.getBoolean("skipSoftRdma")) {
+            String reason = "THE SOFT-RDMA VM TIER WAS SKIPPED (-DskipSoftRdma): no test ran on a real RDMA stack";
+            System.err.println("\n*** " + reason + " ***\n");
+            return Stream.of(dynamicTest("soft-RDMA tier", () -> Assumptions.abort(reason)));
+        }
+        GuestRun run = GuestRun.start(Path.of(System.getProperty("rdma.vm.dir")),
+            Path.of(System.getProperty("rdma.vm.share")), System.getProperty("java.class.path"));
+        List<DynamicNode> nodes = new ArrayList<>();
+        nodes.add(dynamicTest("VM booted and reported", () -> {
+            if (!run.reported()) {
+                fail("the soft-RDMA VM did not report an exit code (rdma-vm exit " + run.exitCode() + ");"
+                    + " last console lines:\n" + run.consoleTail(60));
+            }
+        }));
+        nodes.addAll(selfcheck(run));
+        List<GuestResults.Case> cases = GuestResults.read(run.reportsDir());
+        nodes.add(dynamicTest("guest JVM ran the device tests", () -> {
+            if (cases.isEmpty()) {
+                fail("no guest test reports in " + run.reportsDir() + " (guest exit " + run.exitCode()
+                    + "); last console lines:\n" + run.consoleTail(60));
+            }
+        }));
+        for (GuestResults.Case c : cases) {
+            nodes.add(dynamicTest("guest: " + c.className().replaceFirst("^.*\\.", "") + "." + c.name(), c::replay));
+        }
+        return nodes.stream();
+    }
+
+    private static List<DynamicTest> selfcheck(GuestRun run) throws IOException {
+        List<DynamicTest> tests = new ArrayList<>();
+        Path log = run.share().resolve("selfcheck.log");
+        String text = Files.exists(log) ? Files.readString(log) : "";
+        Matcher m = SELFCHECK_LINE.matcher(text);
+        while (m.find()) {
+            String verdict = m.group(1);
+            String tool = m.group(2);
+            String rest = m.group(3) == null ? "" : m.group(3);
+            tests.add(dynamicTest("selfcheck: " + tool, () -> assertEquals("PASS", verdict,
+                "rdma-core's own " + tool + " failed in the VM" + rest + ": the environment is broken, not (only) "
+                    + "the binding; see " + log + "\n" + text)));
+        }
+        if (tests.isEmpty()) {
+            tests.add(dynamicTest("selfcheck ran", () -> fail("the self-check printed no PASS/FAIL line; see " + log
+                + "\n" + text)));
+        }
+        return tests;
+    }
+}
