@@ -39,7 +39,7 @@ final class GuestRun {
                 + " -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
                 + " -cp " + quote(classPath)
                 + " org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"
-                + " --include-tag device --reports-dir reports --details=tree --disable-banner"
+                + " --include-tag device --fail-if-no-tests --reports-dir reports --details=tree --disable-banner"
                 + " --disable-ansi-colors",
             ""), StandardCharsets.UTF_8);
         Files.createDirectories(share.resolve("tmp"));
