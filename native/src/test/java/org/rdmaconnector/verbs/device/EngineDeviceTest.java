@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,13 +16,13 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.verbs.CmEvent;
+import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.WcOpcode;
 import org.rdmaconnector.verbs.WorkCompletion;
@@ -56,13 +53,7 @@ class EngineDeviceTest {
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Loopback.TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            Thread.sleep(5);
-        }
+        TestProbes.await(what, Loopback.TIMEOUT, condition);
     }
 
     /** Sends {@code count} messages, each carrying its sequence number, waiting for each send to complete. */
@@ -158,7 +149,7 @@ class EngineDeviceTest {
         // test is made after the count
         Loopback.connect(1, SLOT).close();
         engine.close();
-        long fdsBefore = openFds();
+        long fdsBefore = TestProbes.openFds();
         engine = new EventEngine(threads, pool);
         int messages = 20;
         Loopback link = Loopback.connect(messages, SLOT);
@@ -180,12 +171,6 @@ class EngineDeviceTest {
         assertFalse(completions.eventsRead() > messages);
         assertEquals(0, link.server.cq().unackedEvents(), "every completion event acknowledged");
         link.close();
-        assertEquals(fdsBefore, openFds(), "open fds before and after (/proc/self/fd)");
-    }
-
-    private static long openFds() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
+        assertEquals(fdsBefore, TestProbes.openFds(), "open fds before and after (/proc/self/fd)");
     }
 }

@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +19,11 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.LibC;
 
@@ -64,13 +62,7 @@ class EventEngineTest {
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            Thread.sleep(2);
-        }
+        TestProbes.await(what, Duration.ofSeconds(10), condition);
     }
 
     /** Writes records 0 .. n-1 of key 0; they must fit in the pipe. */
@@ -298,7 +290,7 @@ class EventEngineTest {
     @Test
     void noFileDescriptorIsLeft() throws Exception {
         engine.close();
-        long before = openFds();
+        long before = TestProbes.openFds();
         for (int round = 0; round < 5; round++) {
             try (EventEngine e = new EventEngine(threads, pool)) {
                 Pipe pipe = new Pipe();
@@ -310,13 +302,7 @@ class EventEngineTest {
                 pipe.closeFds();
             }
         }
-        assertEquals(before, openFds(), "open fds in /proc/self/fd before and after");
-    }
-
-    private static long openFds() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
+        assertEquals(before, TestProbes.openFds(), "open fds in /proc/self/fd before and after");
     }
 
     @Test
