@@ -54,9 +54,10 @@ public final class EventEngine implements AutoCloseable {
     private final List<Reg<?>> allClosed = new ArrayList<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
+    private final CountDownLatch loopStarted = new CountDownLatch(1);
     private final CountDownLatch loopExited = new CountDownLatch(1);
     private final AtomicInteger nextToken = new AtomicInteger();
-    private final Thread loop;
+    private volatile Thread loop;
 
     /**
      * Creates the epoll fd and the wake-up eventfd and starts the loop on a thread from {@code threads}.
@@ -65,8 +66,43 @@ public final class EventEngine implements AutoCloseable {
      * @param delivery runs the deliveries (a WorkManager, an OSGi-managed executor, a pool)
      */
     public EventEngine(ThreadFactory threads, Executor delivery) {
-        if (threads == null || delivery == null) {
-            throw new IllegalArgumentException("threads and delivery must not be null");
+        this(startingThreadsOf(threads), delivery, "thread factory", START_TIMEOUT);
+    }
+
+    /**
+     * An engine whose loop runs as one long task on {@code loopRunner} (in a resource adapter: long-running Work
+     * started on the WorkManager), which must start it within {@code startTimeout}.
+     *
+     * @param loopRunner runs the loop task; the task returns when the engine is closed
+     * @param delivery runs the deliveries
+     * @param startTimeout how long to wait for the loop task to start
+     * @throws IllegalStateException if the loop did not start in time
+     */
+    public static EventEngine runningOn(Executor loopRunner, Executor delivery, Duration startTimeout) {
+        if (loopRunner == null || startTimeout == null) {
+            throw new IllegalArgumentException("loopRunner and startTimeout must not be null");
+        }
+        return new EventEngine(loopRunner, delivery, "loop executor", startTimeout);
+    }
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+    private static Executor startingThreadsOf(ThreadFactory threads) {
+        if (threads == null) {
+            throw new IllegalArgumentException("threads must not be null");
+        }
+        return task -> {
+            Thread thread = threads.newThread(task);
+            if (thread == null) {
+                throw new IllegalStateException("the thread factory returned no thread");
+            }
+            thread.start();
+        };
+    }
+
+    private EventEngine(Executor loopRunner, Executor delivery, String runnerName, Duration startTimeout) {
+        if (delivery == null) {
+            throw new IllegalArgumentException("delivery must not be null");
         }
         this.delivery = delivery;
         int ep = LibC.epoll_create1(Layout.EPOLL_CLOEXEC);
@@ -83,15 +119,23 @@ public final class EventEngine implements AutoCloseable {
         this.wakeFd = wake;
         try {
             control(Layout.EPOLL_CTL_ADD, wake, Layout.EPOLLIN, WAKE_TOKEN);
-            this.loop = threads.newThread(this::run);
-            if (loop == null) {
-                throw new IllegalStateException("the thread factory returned no thread");
-            }
-            loop.start();
+            loopRunner.execute(this::run);
         } catch (RuntimeException | Error e) {
             LibC.close(wake);
             LibC.close(ep);
             throw e;
+        }
+        boolean started;
+        try {
+            started = loopStarted.await(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            started = false;
+        }
+        if (!started) {
+            close(); // the loop, if it ever starts, sees 'closing' and releases the fds
+            throw new IllegalStateException("the " + runnerName + " did not start the RDMA event loop within "
+                + startTimeout.toMillis() + " ms");
         }
     }
 
@@ -151,8 +195,8 @@ public final class EventEngine implements AutoCloseable {
     }
 
     private void awaitLoopExit() {
-        if (Thread.currentThread() == loop) {
-            return;
+        if (Thread.currentThread() == loop || loopStarted.getCount() != 0) {
+            return; // on the loop itself, or the loop never started (it exits at once if it ever does)
         }
         boolean interrupted = false;
         while (true) {
@@ -195,6 +239,8 @@ public final class EventEngine implements AutoCloseable {
     }
 
     private void run() {
+        loop = Thread.currentThread();
+        loopStarted.countDown();
         long events = Mem.address(epollEvents);
         long wakeRead = Mem.address(wakeReadBuffer); // a field: JNA frees a Memory once it is unreachable
         try {

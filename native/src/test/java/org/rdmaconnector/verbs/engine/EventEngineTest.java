@@ -90,6 +90,31 @@ class EventEngineTest {
     }
 
     @Test
+    void theLoopCanRunAsOneLongTaskOfAnExecutor() throws Exception {
+        ExecutorService runner = Executors.newSingleThreadExecutor();
+        try {
+            EventEngine onExecutor = EventEngine.runningOn(runner, pool, Duration.ofSeconds(10));
+            Pipe pipe = pipe();
+            List<Long> seen = new CopyOnWriteArrayList<>();
+            onExecutor.register(pipe, e -> seen.add(e[1]));
+            assertTrue(pipe.write(0, 7));
+            await("delivered", () -> seen.size() == 1);
+            onExecutor.close();
+            runner.shutdown();
+            assertTrue(runner.awaitTermination(5, TimeUnit.SECONDS), "the loop task returns on close");
+        } finally {
+            runner.shutdownNow();
+        }
+    }
+
+    @Test
+    void anExecutorThatNeverStartsTheLoopIsAClearError() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+            () -> EventEngine.runningOn(task -> { }, pool, Duration.ofMillis(200)));
+        assertEquals("the loop executor did not start the RDMA event loop within 200 ms", e.getMessage());
+    }
+
+    @Test
     void eventsOfOneSourceArriveInOrderOnThePool() throws Exception {
         Pipe pipe = pipe();
         List<Long> seen = new CopyOnWriteArrayList<>();

@@ -1,0 +1,68 @@
+package org.rdmaconnector.connector;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import org.rdmaconnector.verbs.CompletionChannel;
+import org.rdmaconnector.verbs.CompletionQueue;
+import org.rdmaconnector.verbs.DeviceAttributes;
+import org.rdmaconnector.verbs.EventChannel;
+import org.rdmaconnector.verbs.MemoryRegion;
+import org.rdmaconnector.verbs.PortAttributes;
+
+/**
+ * An application's handle on a pooled set of RDMA channels: a CM event channel, a completion channel with its
+ * completion queue, and a protection domain, on one device and port. The pool (the application server's, or the
+ * OSGi factory's) opens such sets once and lends them out; {@link #close()} gives the set back, after the endpoints
+ * and memory regions made through this handle are closed. A closed handle throws {@link IllegalStateException}.
+ *
+ * <p>The connector reads the channels itself (CM events answer {@link #connect}, completions complete
+ * {@link WorkRequest}s); they are shown here to be seen, not read.
+ */
+public interface RdmaConnection extends AutoCloseable {
+    /**
+     * Connects to a listener (an RDMA CM id listening on {@code remote}): resolves the address and route, creates a
+     * reliable-connected queue pair on this set's queue and protection domain, connects, and returns when the
+     * connection is ESTABLISHED.
+     *
+     * @throws org.rdmaconnector.verbs.RdmaException when the peer rejects, is unreachable, or {@code timeout} passes
+     *     (ETIMEDOUT), naming the step and the address
+     */
+    RdmaEndpoint connect(InetSocketAddress remote, Duration timeout);
+
+    /**
+     * Registers {@code buffer} (direct) with this set's protection domain for local access, counted against the
+     * configured memory registration limit. The region is deregistered when this handle closes.
+     *
+     * @throws IllegalArgumentException if the buffer is not direct or the limit would be passed
+     */
+    MemoryRegion register(ByteBuffer buffer);
+
+    /** The device name, e.g. {@code mlx5_0} or {@code rxe0}. */
+    String deviceName();
+
+    /** The port number (from 1) this set is configured for. */
+    int portNumber();
+
+    /** ibv_query_device(3) of the device. */
+    DeviceAttributes queryDevice();
+
+    /** ibv_query_port(3) of the configured port. */
+    PortAttributes queryPort();
+
+    /** This set's RDMA CM event channel. */
+    EventChannel eventChannel();
+
+    /** This set's completion channel. */
+    CompletionChannel completionChannel();
+
+    /** This set's completion queue (send and receive completions of every endpoint of the set). */
+    CompletionQueue completionQueue();
+
+    /** Whether this handle is closed. */
+    boolean isClosed();
+
+    /** Closes the endpoints and memory regions made through this handle and gives the set back. Twice is a no-op. */
+    @Override
+    void close();
+}

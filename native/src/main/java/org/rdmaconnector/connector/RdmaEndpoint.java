@@ -1,0 +1,50 @@
+package org.rdmaconnector.connector;
+
+import java.net.InetSocketAddress;
+import org.rdmaconnector.verbs.MemoryRegion;
+
+/**
+ * One end of an established reliable connection, made by {@link RdmaConnection#connect}. Each posted send or receive
+ * returns a {@link WorkRequest} whose {@link WorkRequest#completion() Completion} completes with its work completion.
+ * Thread-safe.
+ */
+public interface RdmaEndpoint extends AutoCloseable {
+    /** Bytes one {@link #send(byte[])} or {@link #receive()} can carry through the endpoint's own buffers. */
+    int MAX_STAGED_MESSAGE = 4096;
+
+    /** This end's address. */
+    InetSocketAddress localAddress();
+
+    /** The peer's address. */
+    InetSocketAddress peerAddress();
+
+    /** Whether the connection is established and not disconnected by either side. */
+    boolean isConnected();
+
+    /** Posts a signaled send of {@code length} bytes at {@code offset} of {@code region} (ibv_post_send(3)). */
+    WorkRequest send(MemoryRegion region, int offset, int length);
+
+    /**
+     * Copies {@code message} (at most {@value #MAX_STAGED_MESSAGE} bytes) into one of the endpoint's registered send
+     * slots and posts it. There are as many slots as the queue pair's send depth.
+     *
+     * @throws IllegalStateException when every slot is still in flight (wait for earlier sends first)
+     */
+    WorkRequest send(byte[] message);
+
+    /** Posts a receive into {@code length} bytes at {@code offset} of {@code region} (ibv_post_recv(3)). */
+    WorkRequest receive(MemoryRegion region, int offset, int length);
+
+    /**
+     * Posts a receive into one of the endpoint's own slots ({@value #MAX_STAGED_MESSAGE} bytes); the bytes received
+     * are in {@link WorkRequest#data()} once it completes.
+     */
+    WorkRequest receive();
+
+    /**
+     * Disconnects (the DREQ/DREP handshake, waited for a bounded time), completes what is still posted as flushed,
+     * and frees the queue pair and CM id. Twice is a no-op.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,8 @@
+/**
+ * What an application sees of the connector, the same in a Jakarta EE server (through the resource adapter) and in
+ * OSGi (through the bundle's services): the {@link org.rdmaconnector.connector.RdmaConnection} handle of a pooled set
+ * of channels, the {@link org.rdmaconnector.connector.RdmaEndpoint} it connects, the
+ * {@link org.rdmaconnector.connector.WorkRequest} of each posted send or receive, and the two inbound listener types
+ * {@link org.rdmaconnector.connector.CmEventListener} and {@link org.rdmaconnector.connector.CompletionListener}.
+ */
+package org.rdmaconnector.connector;

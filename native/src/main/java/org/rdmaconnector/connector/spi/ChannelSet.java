@@ -1,0 +1,435 @@
+package org.rdmaconnector.connector.spi;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.AsyncEvent;
+import org.rdmaconnector.verbs.CmEvent;
+import org.rdmaconnector.verbs.CmEventType;
+import org.rdmaconnector.verbs.CmId;
+import org.rdmaconnector.verbs.CompletionChannel;
+import org.rdmaconnector.verbs.CompletionQueue;
+import org.rdmaconnector.verbs.ConnectionParameters;
+import org.rdmaconnector.verbs.DeviceContext;
+import org.rdmaconnector.verbs.EventChannel;
+import org.rdmaconnector.verbs.MemoryRegion;
+import org.rdmaconnector.verbs.PortSpace;
+import org.rdmaconnector.verbs.ProtectionDomain;
+import org.rdmaconnector.verbs.QueuePairCapabilities;
+import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.verbs.engine.EventEngine;
+import org.rdmaconnector.verbs.engine.Registration;
+import org.rdmaconnector.verbs.engine.Sources;
+import org.rdmaconnector.verbs.jna.Layout;
+
+/**
+ * The pooled set behind a connection handle: a lease on the shared device context, and its own protection domain,
+ * CM event channel, completion channel and completion queue, whose events the engine reads. Opening these is the
+ * cost pooling saves. {@link #cleanup()} closes what users made (endpoints, memory regions) and keeps the channels;
+ * {@link #close()} frees everything. Fatal async events of its device and port go to {@link #onFatalEvent}.
+ */
+public final class ChannelSet implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ChannelSet.class.getName());
+    private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(3);
+
+    private final ChannelSettings settings;
+    private final DeviceRegistry.Lease device;
+    private final ProtectionDomain pd;
+    private final EventChannel events;
+    private final CompletionChannel completionChannel;
+    private final CompletionQueue cq;
+    private final Registration cmRegistration;
+    private final Registration completionRegistration;
+    private final Map<CmId, Outbound> byId = new ConcurrentHashMap<>();
+    private final Map<Integer, Outbound> byQp = new ConcurrentHashMap<>();
+    private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
+    private final AtomicLong registeredBytes = new AtomicLong();
+    private volatile Consumer<AsyncEvent> fatalListener;
+    private volatile AsyncEvent fatalEvent;
+    private volatile boolean closed;
+
+    private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
+        this.settings = settings;
+        this.device = opened.push(devices.acquire(settings.deviceName(), settings.portNumber()));
+        DeviceContext context = device.context();
+        this.pd = opened.push(context.allocateProtectionDomain());
+        this.events = opened.push(EventChannel.create());
+        this.completionChannel = opened.push(context.createCompletionChannel());
+        this.cq = opened.push(context.createCompletionQueue(settings.cqDepth(), completionChannel,
+            settings.completionVector()));
+        this.completionRegistration = opened.push(engine.register(Sources.completions(completionChannel),
+            this::onCompletion));
+        this.cmRegistration = opened.push(engine.register(Sources.cmEvents(events), this::onCmEvent));
+        device.onAsyncEvent(this::onAsyncEvent);
+    }
+
+    /**
+     * Opens a set on the device and port of {@code settings}.
+     *
+     * @throws RdmaException naming the device and errno when it is missing or a channel cannot be made
+     * @throws IllegalArgumentException when the settings are invalid
+     */
+    public static ChannelSet open(ChannelSettings settings, DeviceRegistry devices, EventEngine engine) {
+        settings.validate();
+        AutoCloseableStack opened = new AutoCloseableStack();
+        try {
+            return new ChannelSet(settings, devices, engine, opened);
+        } catch (RuntimeException | Error e) {
+            opened.closeAll(e);
+            throw e;
+        }
+    }
+
+    /** The settings this set was opened with. */
+    public ChannelSettings settings() {
+        return settings;
+    }
+
+    /** The device this set is on (the configured one, or the first active one it resolved to). */
+    public String deviceName() {
+        return device.deviceName();
+    }
+
+    /** The shared device context. */
+    public DeviceContext context() {
+        return device.context();
+    }
+
+    /** The CM event channel. */
+    public EventChannel eventChannel() {
+        return events;
+    }
+
+    /** The completion channel. */
+    public CompletionChannel completionChannel() {
+        return completionChannel;
+    }
+
+    /** The completion queue. */
+    public CompletionQueue completionQueue() {
+        return cq;
+    }
+
+    /** Bytes registered through this set now. */
+    public long registeredBytes() {
+        return registeredBytes.get();
+    }
+
+    /** Endpoints open now. */
+    public int endpointCount() {
+        return byId.size();
+    }
+
+    /** The fatal async event this set has seen, or null while it is healthy. */
+    public AsyncEvent fatalEvent() {
+        return fatalEvent;
+    }
+
+    /** Where fatal async events of this set's device and port go (once each, on a delivery thread). */
+    public void onFatalEvent(Consumer<AsyncEvent> listener) {
+        this.fatalListener = listener;
+    }
+
+    private void onAsyncEvent(AsyncEvent event) {
+        boolean ours = !event.type().isPortEvent() || event.portNumber() == settings.portNumber();
+        if (event.type().isFatal() && ours) {
+            fatalEvent = event;
+            Consumer<AsyncEvent> listener = fatalListener;
+            if (listener != null) {
+                listener.accept(event);
+            }
+        }
+    }
+
+    /** See {@link org.rdmaconnector.connector.RdmaConnection#register}. */
+    public MemoryRegion register(ByteBuffer buffer) {
+        ensureOpen();
+        if (buffer == null || !buffer.isDirect()) {
+            throw new IllegalArgumentException("buffer must be a direct ByteBuffer");
+        }
+        reserve(buffer.capacity());
+        try {
+            MemoryRegion region = pd.register(buffer);
+            regions.add(region);
+            return region;
+        } catch (RuntimeException e) {
+            registeredBytes.addAndGet(-buffer.capacity());
+            throw e;
+        }
+    }
+
+    /** Deregisters a region made by {@link #register}; other regions are left alone. */
+    public void deregister(MemoryRegion region) {
+        if (regions.remove(region)) {
+            registeredBytes.addAndGet(-region.length());
+            region.close();
+        }
+    }
+
+    private void reserve(long bytes) {
+        long now = registeredBytes.addAndGet(bytes);
+        if (now > settings.maxRegisteredBytes()) {
+            registeredBytes.addAndGet(-bytes);
+            throw new IllegalArgumentException("registering " + bytes + " bytes would pass the memory registration "
+                + "limit of " + settings.maxRegisteredBytes() + " bytes (MaxRegisteredBytes; " + (now - bytes)
+                + " registered)");
+        }
+    }
+
+    /** See {@link org.rdmaconnector.connector.RdmaConnection#connect}. */
+    public RdmaEndpoint connect(InetSocketAddress remote, Duration timeout) {
+        ensureOpen();
+        if (remote == null || remote.isUnresolved()) {
+            throw new IllegalArgumentException("remote must be a resolved address, was " + remote);
+        }
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Outbound endpoint = new Outbound(events.createId(PortSpace.TCP), remote);
+        byId.put(endpoint.id, endpoint);
+        try {
+            endpoint.id.resolveAddress(null, remote, timeout);
+            endpoint.expect(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", deadline);
+            endpoint.id.resolveRoute(remaining(deadline));
+            endpoint.expect(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", deadline);
+            String routed = endpoint.id.deviceName();
+            if (!deviceName().equals(routed)) {
+                throw new IllegalStateException(remote + " is reached through device " + routed + ", and this "
+                    + "connection is on device " + deviceName() + "; use a connection factory for " + routed);
+            }
+            reserve(RcConnection.stagingBytes(RdmaEndpoint.MAX_STAGED_MESSAGE, settings.maxSendWr(),
+                settings.maxRecvWr()));
+            endpoint.reserved = true;
+            endpoint.connection = new RcConnection(endpoint.id, pd, cq, new QueuePairCapabilities(settings.maxSendWr(),
+                settings.maxRecvWr(), 1, 1, settings.maxInlineData()), RdmaEndpoint.MAX_STAGED_MESSAGE,
+                settings.maxSendWr(), settings.maxRecvWr());
+            byQp.put(endpoint.connection.qpNumber(), endpoint);
+            endpoint.id.connect(ConnectionParameters.defaults());
+            endpoint.expect(CmEventType.ESTABLISHED, "rdma_connect", deadline);
+            endpoint.connected = true;
+            return endpoint;
+        } catch (RuntimeException | Error e) {
+            endpoint.close();
+            throw e;
+        }
+    }
+
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - System.nanoTime()));
+    }
+
+    private void onCmEvent(CmEvent event) {
+        Outbound endpoint = byId.get(event.id());
+        if (endpoint == null) {
+            LOG.log(Level.DEBUG, "CM event for a closed endpoint: " + event);
+            return;
+        }
+        endpoint.onEvent(event);
+    }
+
+    private void onCompletion(WorkCompletion completion) {
+        Outbound endpoint = byQp.get(completion.qpNumber());
+        if (endpoint != null && endpoint.connection != null) {
+            endpoint.connection.complete(completion);
+        }
+    }
+
+    /** Closes every endpoint and memory region made through this set; the channels stay open. */
+    public void cleanup() {
+        for (Outbound endpoint : List.copyOf(byId.values())) {
+            endpoint.close();
+        }
+        for (MemoryRegion region : List.copyOf(regions)) {
+            deregister(region);
+        }
+    }
+
+    /** Frees everything: endpoints, regions, the engine's registrations, the channels, the PD and the lease. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        AutoCloseableStack stack = new AutoCloseableStack();
+        stack.push(device);
+        stack.push(pd);
+        stack.push(events);
+        stack.push(completionChannel);
+        stack.push(cq);
+        stack.push(completionRegistration);
+        stack.push(cmRegistration);
+        stack.push(this::cleanup);
+        stack.closeAll(null);
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the RDMA channel set is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ChannelSet[" + deviceName() + " port " + settings.portNumber() + ", " + byId.size() + " endpoints, "
+            + registeredBytes + " bytes registered" + (closed ? ", closed]" : "]");
+    }
+
+    /** An outbound connection of this set. */
+    private final class Outbound implements RdmaEndpoint {
+        final CmId id;
+        final InetSocketAddress remote;
+        final LinkedBlockingQueue<CmEvent> connecting = new LinkedBlockingQueue<>();
+        final CountDownLatch disconnected = new CountDownLatch(1);
+        volatile RcConnection connection;
+        volatile boolean connected;
+        volatile boolean reserved;
+        private boolean closed;
+
+        Outbound(CmId id, InetSocketAddress remote) {
+            this.id = id;
+            this.remote = remote;
+        }
+
+        void onEvent(CmEvent event) {
+            if (event.type() == CmEventType.DISCONNECTED) {
+                boolean answer = connected;
+                connected = false;
+                if (answer && disconnected.getCount() != 0) {
+                    try {
+                        id.disconnect(); // the peer asked (DREQ): answer it (DREP)
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.DEBUG, "answering the disconnect of " + remote + " failed", e);
+                    }
+                }
+                disconnected.countDown();
+            }
+            connecting.add(event);
+        }
+
+        void expect(CmEventType type, String function, long deadline) {
+            CmEvent event;
+            try {
+                event = connecting.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RdmaException(function, Layout.EINTR, "interrupted while connecting to " + remote);
+            }
+            if (event == null) {
+                throw new RdmaException(function, Layout.ETIMEDOUT, "no " + type + " from " + remote
+                    + " within the timeout");
+            }
+            if (event.type() != type) {
+                int errno = event.status() < 0 ? -event.status() : event.type() == CmEventType.REJECTED
+                    ? Layout.ECONNREFUSED : Layout.EHOSTUNREACH;
+                throw new RdmaException(function, errno, event.type() + " (status " + event.status() + ") from "
+                    + remote + (event.privateData().length > 0 ? ", private data " + event.privateData().length
+                    + " bytes" : ""));
+            }
+        }
+
+        private RcConnection established() {
+            RcConnection c = connection;
+            if (c == null || !connected) {
+                throw new IllegalStateException("the endpoint to " + remote + " is not connected");
+            }
+            return c;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return id.localAddress();
+        }
+
+        @Override
+        public InetSocketAddress peerAddress() {
+            return remote;
+        }
+
+        @Override
+        public boolean isConnected() {
+            return connected;
+        }
+
+        @Override
+        public WorkRequest send(MemoryRegion region, int offset, int length) {
+            return established().send(region, offset, length);
+        }
+
+        @Override
+        public WorkRequest send(byte[] message) {
+            return established().sendStaged(message);
+        }
+
+        @Override
+        public WorkRequest receive(MemoryRegion region, int offset, int length) {
+            return established().receive(region, offset, length);
+        }
+
+        @Override
+        public WorkRequest receive() {
+            return established().receiveStaged();
+        }
+
+        @Override
+        public void close() {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+            }
+            try {
+                if (connected) {
+                    connected = false;
+                    id.disconnect();
+                    if (!disconnected.await(DISCONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        LOG.log(Level.WARNING, "no DISCONNECTED from " + remote + " within " + DISCONNECT_WAIT
+                            + "; destroying the connection anyway");
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "disconnecting from " + remote + " failed", e);
+            } finally {
+                byId.remove(id);
+                RcConnection c = connection;
+                if (c != null) {
+                    byQp.remove(c.qpNumber());
+                    c.close();
+                } else {
+                    id.close();
+                }
+                if (reserved) {
+                    registeredBytes.addAndGet(-RcConnection.stagingBytes(RdmaEndpoint.MAX_STAGED_MESSAGE,
+                        settings.maxSendWr(), settings.maxRecvWr()));
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "RdmaEndpoint[" + remote + (connected ? ", connected]" : "]");
+        }
+    }
+}

@@ -1,0 +1,214 @@
+package org.rdmaconnector.connector.spi;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.CmId;
+import org.rdmaconnector.verbs.CompletionQueue;
+import org.rdmaconnector.verbs.MemoryRegion;
+import org.rdmaconnector.verbs.ProtectionDomain;
+import org.rdmaconnector.verbs.QueuePair;
+import org.rdmaconnector.verbs.QueuePairCapabilities;
+import org.rdmaconnector.verbs.WcOpcode;
+import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.verbs.jna.Layout;
+
+/**
+ * The data path of one reliable connection, shared by outbound endpoints and accepted connections: its CM id and
+ * queue pair, one registered staging buffer ({@code sendSlots} + {@code recvSlots} slots of {@code slotSize} bytes),
+ * and the posted requests by work request id, each completed exactly once: by its work completion, or as flushed
+ * when the connection is closed first. Thread-safe.
+ */
+final class RcConnection {
+    private final CmId id;
+    private final QueuePair qp;
+    private final int qpNumber;
+    private final MemoryRegion staging;
+    private final int slotSize;
+    private final int sendSlots;
+    private final ArrayDeque<Integer> freeSend = new ArrayDeque<>();
+    private final ArrayDeque<Integer> freeRecv = new ArrayDeque<>();
+    private final Map<Long, Posted> posted = new ConcurrentHashMap<>();
+    private final AtomicLong nextWrId = new AtomicLong();
+    private boolean closed;
+
+    private record Posted(WorkRequest request, int slot) {
+    }
+
+    /** Creates the queue pair on {@code id} and registers the staging buffer with {@code pd}. */
+    RcConnection(CmId id, ProtectionDomain pd, CompletionQueue cq, QueuePairCapabilities capabilities, int slotSize,
+                 int sendSlots, int recvSlots) {
+        this.id = id;
+        this.slotSize = slotSize;
+        this.sendSlots = sendSlots;
+        this.qp = id.createQueuePair(pd, cq, cq, capabilities);
+        this.qpNumber = qp.qpNumber();
+        try {
+            this.staging = pd.register(ByteBuffer.allocateDirect(Math.max(1, (sendSlots + recvSlots) * slotSize)));
+        } catch (RuntimeException e) {
+            qp.close();
+            throw e;
+        }
+        for (int i = 0; i < sendSlots; i++) {
+            freeSend.add(i);
+        }
+        for (int i = 0; i < recvSlots; i++) {
+            freeRecv.add(sendSlots + i);
+        }
+    }
+
+    /** Bytes of the staging buffer (counted against registration limits). */
+    static long stagingBytes(int slotSize, int sendSlots, int recvSlots) {
+        return (long) (sendSlots + recvSlots) * slotSize;
+    }
+
+    CmId id() {
+        return id;
+    }
+
+    int qpNumber() {
+        return qpNumber;
+    }
+
+    int slotSize() {
+        return slotSize;
+    }
+
+    /** Copies {@code message} into a free send slot and posts it. */
+    WorkRequest sendStaged(byte[] message) {
+        if (message == null) {
+            throw new IllegalArgumentException("message must not be null");
+        }
+        if (message.length > slotSize) {
+            throw new IllegalArgumentException("message of " + message.length + " bytes is larger than a send slot ("
+                + slotSize + " bytes); register a buffer and send from it");
+        }
+        int slot = take(freeSend, "send", sendSlots);
+        ByteBuffer buffer = staging.buffer();
+        synchronized (buffer) {
+            buffer.put(slot * slotSize, message);
+        }
+        return post(WorkRequest.Kind.SEND, slot, staging, slot * slotSize, message.length);
+    }
+
+    /** Posts a send from a region of the application's. */
+    WorkRequest send(MemoryRegion region, int offset, int length) {
+        return post(WorkRequest.Kind.SEND, -1, region, offset, length);
+    }
+
+    /** Posts a receive into a free receive slot. */
+    WorkRequest receiveStaged() {
+        int slot = take(freeRecv, "receive", freeRecvCapacity());
+        return post(WorkRequest.Kind.RECEIVE, slot, staging, slot * slotSize, slotSize);
+    }
+
+    /** Posts a receive into a region of the application's. */
+    WorkRequest receive(MemoryRegion region, int offset, int length) {
+        return post(WorkRequest.Kind.RECEIVE, -1, region, offset, length);
+    }
+
+    private int freeRecvCapacity() {
+        return staging.length() / Math.max(1, slotSize) - sendSlots;
+    }
+
+    private synchronized int take(ArrayDeque<Integer> free, String kind, int total) {
+        if (closed) {
+            throw new IllegalStateException("the connection is closed");
+        }
+        Integer slot = free.poll();
+        if (slot == null) {
+            throw new IllegalStateException("all " + total + " " + kind + " slots are in flight; wait for earlier "
+                + kind + "s to complete");
+        }
+        return slot;
+    }
+
+    private synchronized void giveBack(int slot) {
+        if (slot >= 0 && !closed) {
+            (slot < sendSlots ? freeSend : freeRecv).add(slot);
+        }
+    }
+
+    private WorkRequest post(WorkRequest.Kind kind, int slot, MemoryRegion region, int offset, int length) {
+        long wrId = nextWrId.incrementAndGet();
+        WorkRequest request = new WorkRequest(wrId, kind);
+        posted.put(wrId, new Posted(request, slot));
+        try {
+            if (kind == WorkRequest.Kind.SEND) {
+                qp.postSend(region, offset, length, wrId, true);
+            } else {
+                qp.postReceive(region, offset, length, wrId);
+            }
+        } catch (RuntimeException e) {
+            posted.remove(wrId);
+            giveBack(slot);
+            throw e;
+        }
+        return request;
+    }
+
+    /**
+     * Completes the request of {@code wc}, copying the bytes of a staged receive first and freeing its slot.
+     *
+     * @return the request, or null when it was already completed (flushed by a close)
+     */
+    WorkRequest complete(WorkCompletion wc) {
+        Posted p = posted.remove(wc.wrId());
+        if (p == null) {
+            return null;
+        }
+        byte[] data = null;
+        if (p.request().kind() == WorkRequest.Kind.RECEIVE && p.slot() >= 0) {
+            data = new byte[wc.isSuccess() ? Math.min(wc.byteLength(), slotSize) : 0];
+            ByteBuffer buffer = staging.buffer();
+            synchronized (buffer) {
+                buffer.get(p.slot() * slotSize, data);
+            }
+        }
+        giveBack(p.slot());
+        p.request().complete(wc, data);
+        return p.request();
+    }
+
+    /** Requests posted and not yet completed. */
+    int outstanding() {
+        return posted.size();
+    }
+
+    /** Completes every posted request as flushed (IBV_WC_WR_FLUSH_ERR) and returns them. */
+    List<WorkRequest> flush() {
+        List<WorkRequest> flushed = new ArrayList<>();
+        for (Long wrId : List.copyOf(posted.keySet())) {
+            Posted p = posted.remove(wrId);
+            if (p != null) {
+                WcOpcode opcode = p.request().kind() == WorkRequest.Kind.SEND ? WcOpcode.SEND : WcOpcode.RECV;
+                p.request().complete(new WorkCompletion(wrId, Layout.IBV_WC_WR_FLUSH_ERR, opcode, 0, 0, 0,
+                    qpNumber, 0, 0), p.slot() >= 0 && opcode == WcOpcode.RECV ? new byte[0]
+                    : null);
+                flushed.add(p.request());
+            }
+        }
+        return flushed;
+    }
+
+    /** Destroys the id (and with it the queue pair), completes what is left as flushed, deregisters the staging. */
+    void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            id.close();
+        } finally {
+            flush();
+            staging.close();
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/**
+ * The machinery behind the connector API that the resource adapter and the OSGi bundle share, so that neither
+ * writes it twice: {@link org.rdmaconnector.connector.spi.DeviceRegistry} (shared device contexts and their async
+ * events), {@link org.rdmaconnector.connector.spi.ChannelSet} (the pooled set of channels behind a connection handle),
+ * {@link org.rdmaconnector.connector.spi.ListenerHub} (listening ids shared by endpoints, accepted connections,
+ * delivery of CM events and completions to {@link org.rdmaconnector.connector.spi.EndpointSink}s), and their settings.
+ * Plain Java: no JCA or OSGi types.
+ */
+package org.rdmaconnector.connector.spi;

@@ -1,0 +1,134 @@
+package org.rdmaconnector.connector.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rdmaconnector.connector.ConnectionEvent;
+import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.TestProbes;
+import org.rdmaconnector.verbs.engine.EventEngine;
+
+/**
+ * On the build host there is no RDMA device: opening a channel set fails with the device and errno named, and an
+ * activation waits, retries on the scheduler, and stops cleanly.
+ */
+class NoDeviceTest {
+    private ExecutorService delivery;
+    private EventEngine engine;
+    private DeviceRegistry devices;
+    private final List<Duration> scheduled = new ArrayList<>();
+    private final List<Runnable> tasks = new ArrayList<>();
+    private int cancelled;
+
+    private final Scheduler scheduler = (task, delay) -> {
+        synchronized (tasks) {
+            scheduled.add(delay);
+            tasks.add(task);
+        }
+        return () -> cancelled++;
+    };
+
+    @BeforeEach
+    void start() {
+        delivery = Executors.newFixedThreadPool(2);
+        engine = new EventEngine(Thread::new, delivery);
+        devices = new DeviceRegistry(engine);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        devices.close();
+        engine.close();
+        delivery.shutdown();
+    }
+
+    @Test
+    void openingAChannelSetNamesTheMissingDevice() throws Exception {
+        long fds = TestProbes.openFds();
+        RdmaException e = assertThrows(RdmaException.class,
+            () -> ChannelSet.open(new ChannelSettings("mlx5_0", 1, 256, 0, 64, 64, 0, 1 << 20), devices, engine));
+        assertTrue(e.getMessage().startsWith("rdma_get_devices failed: "), e.getMessage());
+        assertTrue(e.getMessage().contains("[device mlx5_0]"), e.getMessage());
+        RdmaException first = assertThrows(RdmaException.class,
+            () -> ChannelSet.open(ChannelSettings.DEFAULTS, devices, engine));
+        assertTrue(first.getMessage().contains("no RDMA device is present"), first.getMessage());
+        assertEquals(fds, TestProbes.openFds(), "a failed open must not leak file descriptors");
+        assertEquals(List.of(), devices.openDevices());
+    }
+
+    @Test
+    void anActivationWaitsRetriesWithBackoffAndStops() {
+        ListenerHub hub = new ListenerHub(devices, engine, scheduler);
+        Activation activation = hub.activate(ListenerSettings.of("10.0.0.1", 7471, null, null, null, null, null,
+            null), new Sink("echo"));
+        assertEquals(Activation.State.WAITING_FOR_DEVICE, activation.state());
+        assertTrue(activation.stateDetail().startsWith("waiting: rdma_create_event_channel failed: ENODEV (19)"),
+            activation.stateDetail());
+        assertTrue(activation.stateDetail().endsWith("next try in 1 s"), activation.stateDetail());
+        for (int i = 0; i < 6; i++) {
+            Runnable task;
+            synchronized (tasks) {
+                task = tasks.remove(0);
+            }
+            task.run();
+        }
+        assertEquals(List.of(1L, 2L, 4L, 8L, 16L, 30L, 30L), scheduled.stream().map(Duration::toSeconds).toList());
+        assertEquals(Activation.State.WAITING_FOR_DEVICE, activation.state());
+        Activation second = hub.activate(ListenerSettings.of("10.0.0.1", 7471, null, null, null, null, null, 2),
+            new Sink("audit"));
+        assertEquals(2, hub.activations().size());
+        assertEquals(7, scheduled.size(), "a second activation on a waiting listener starts no second retry");
+        IllegalArgumentException conflict = assertThrows(IllegalArgumentException.class, () -> hub.activate(
+            ListenerSettings.of("10.0.0.1", 7471, null, "reject", null, null, null, null), new Sink("other")));
+        assertTrue(conflict.getMessage().startsWith("endpoint other asks for backlog 16, policy reject"),
+            conflict.getMessage());
+        activation.close();
+        assertEquals(Activation.State.STOPPED, activation.state());
+        assertEquals(Activation.State.WAITING_FOR_DEVICE, second.state());
+        assertEquals(0, cancelled);
+        second.close();
+        assertEquals(1, cancelled, "the last deactivation cancels the pending retry");
+        assertEquals(List.of(), hub.activations());
+        hub.close();
+    }
+
+    @Test
+    void invalidListenerSettingsAreRefusedAtActivation() {
+        ListenerHub hub = new ListenerHub(devices, engine, scheduler);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> hub.activate(ListenerSettings.of("10.0.0.1", 70000, null, null, null, null, null, null),
+                new Sink("x")));
+        assertEquals("invalid RDMA listener settings: Port must be from 1 to 65535, was 70000", e.getMessage());
+        hub.close();
+    }
+
+    private record Sink(String name) implements EndpointSink {
+        @Override
+        public boolean receivesCmEvents() {
+            return true;
+        }
+
+        @Override
+        public boolean receivesCompletions() {
+            return true;
+        }
+
+        @Override
+        public void deliver(ConnectionEvent event) {
+        }
+
+        @Override
+        public void deliver(MessageCompletion completion) {
+        }
+    }
+}
