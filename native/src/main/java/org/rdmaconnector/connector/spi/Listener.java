@@ -304,6 +304,7 @@ final class Listener {
         try {
             if (policy == AcceptPolicy.ACCEPT) {
                 id.accept(ConnectionParameters.defaults());
+                connection.accepted = true;
             }
             deliver(event);
             Decision decision = event.settle();
@@ -312,6 +313,7 @@ final class Listener {
                 destroy(connection);
             } else if (policy != AcceptPolicy.ACCEPT) {
                 id.accept(ConnectionParameters.defaults());
+                connection.accepted = true;
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "accepting " + peer + " failed: " + e.getMessage());
@@ -455,6 +457,7 @@ final class Listener {
         final RcConnection rc;
         final InetSocketAddress peer;
         final InetSocketAddress local;
+        volatile boolean accepted;
         volatile boolean connected;
         volatile boolean disconnected;
         private boolean disconnectSent;
@@ -514,7 +517,7 @@ final class Listener {
 
         @Override
         public WorkRequest send(byte[] message) {
-            if (!connected) {
+            if (!accepted || disconnected) { // the queue pair can send once accepted, before ESTABLISHED is read
                 throw new IllegalStateException("connection " + number + " with " + peer + " is not established");
             }
             return rc.sendStaged(message);
