@@ -22,7 +22,7 @@ import org.rdmaconnector.verbs.PortAttributes;
  * take the set away (cleanup, destroy): afterwards every method throws {@link IllegalStateException}.
  */
 public final class ConnectionHandle implements RdmaConnection {
-    private final Consumer<ConnectionHandle> onClose;
+    private volatile Consumer<ConnectionHandle> onClose;
     private final Set<RdmaEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     private volatile ChannelSet set;
@@ -41,13 +41,18 @@ public final class ConnectionHandle implements RdmaConnection {
         return s;
     }
 
-    /** Moves this handle to another set (JCA associateConnection); only while it has no endpoints open. */
-    public void moveTo(ChannelSet other) {
+    /**
+     * Moves this handle to another set and pool (JCA associateConnection); only while it has no endpoint open.
+     *
+     * @throws IllegalStateException if it is closed or has an endpoint open
+     */
+    public synchronized void moveTo(ChannelSet other, Consumer<ConnectionHandle> newOnClose) {
         if (endpoints.stream().anyMatch(RdmaEndpoint::isConnected)) {
             throw new IllegalStateException("an RdmaConnection with open endpoints cannot move to another set");
         }
-        set();
+        release(set());
         set = other;
+        onClose = newOnClose;
     }
 
     /** The set this handle uses now, or null once closed. */

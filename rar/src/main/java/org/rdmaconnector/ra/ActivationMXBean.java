@@ -1,0 +1,31 @@
+package org.rdmaconnector.ra;
+
+/**
+ * An endpoint activation as JMX shows it ({@code org.rdmaconnector:type=Activation,...}): whether it listens or
+ * waits for its device, and its counters.
+ */
+public interface ActivationMXBean {
+    /** The endpoint (activation name or MDB class). */
+    String getEndpoint();
+
+    /** The listen address and port. */
+    String getListenAddress();
+
+    /** WAITING_FOR_DEVICE, LISTENING or STOPPED. */
+    String getState();
+
+    /** Why it waits (the last error and the next retry), or where it listens. */
+    String getStateDetail();
+
+    /** Events and completions delivered. */
+    long getDelivered();
+
+    /** Deliveries that ended with an exception. */
+    long getErrors();
+
+    /** Deliveries running now. */
+    int getInFlight();
+
+    /** Connections the listener holds now. */
+    int getConnections();
+}

@@ -1,0 +1,210 @@
+package org.rdmaconnector.ra;
+
+import jakarta.resource.NotSupportedException;
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.ActivationSpec;
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.ResourceAdapter;
+import jakarta.resource.spi.ResourceAdapterInternalException;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.transaction.xa.XAResource;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.DeviceRegistry;
+import org.rdmaconnector.connector.spi.ListenerHub;
+import org.rdmaconnector.verbs.engine.EventEngine;
+
+/**
+ * The RDMA resource adapter: one event engine (its loop as long-running Work, deliveries as Work on the server's
+ * WorkManager), the shared device contexts, and the listeners of the activated endpoints. Each activation is shown
+ * in JMX as {@code org.rdmaconnector:type=Activation,endpoint=...,listener=...} ({@link ActivationMXBean}).
+ * Deploys without a device: connections then fail with a clear ResourceException and activations wait.
+ */
+public class RdmaResourceAdapter implements ResourceAdapter {
+    private static final System.Logger LOG = System.getLogger(RdmaResourceAdapter.class.getName());
+
+    private final Map<Key, Registered> activations = new ConcurrentHashMap<>();
+    private volatile WorkManagerExecutors executors;
+    private volatile EventEngine engine;
+    private volatile DeviceRegistry devices;
+    private volatile ListenerHub hub;
+
+    private record Key(MessageEndpointFactory factory, ActivationSpec spec) {
+    }
+
+    private record Registered(Activation activation, ObjectName name) {
+    }
+
+    @Override
+    public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        try {
+            executors = new WorkManagerExecutors(context);
+            engine = EventEngine.runningOn(executors.loopRunner(), executors.delivery(),
+                WorkManagerExecutors.loopStartTimeout());
+        } catch (RuntimeException | jakarta.resource.spi.UnavailableException e) {
+            if (executors != null) {
+                executors.close();
+            }
+            throw new ResourceAdapterInternalException("the RDMA resource adapter cannot start its event loop: "
+                + e.getMessage(), e);
+        }
+        devices = new DeviceRegistry(engine);
+        hub = new ListenerHub(devices, engine, executors.scheduler());
+        LOG.log(System.Logger.Level.INFO, "RDMA resource adapter started");
+    }
+
+    @Override
+    public void stop() {
+        for (Key key : activations.keySet()) {
+            deactivate(key);
+        }
+        ListenerHub h = hub;
+        if (h != null) {
+            h.close();
+            devices.close();
+            engine.close();
+            executors.close();
+        }
+        hub = null;
+        LOG.log(System.Logger.Level.INFO, "RDMA resource adapter stopped");
+    }
+
+    EventEngine engine() {
+        EventEngine e = engine;
+        if (e == null) {
+            throw new IllegalStateException("the RDMA resource adapter is not started");
+        }
+        return e;
+    }
+
+    DeviceRegistry devices() {
+        DeviceRegistry d = devices;
+        if (d == null) {
+            throw new IllegalStateException("the RDMA resource adapter is not started");
+        }
+        return d;
+    }
+
+    @Override
+    public void endpointActivation(MessageEndpointFactory factory, ActivationSpec spec) throws ResourceException {
+        if (!(spec instanceof RdmaActivationSpec rdmaSpec)) {
+            throw new NotSupportedException("the RDMA resource adapter takes RdmaActivationSpec, got " + spec);
+        }
+        ListenerHub h = hub;
+        if (h == null) {
+            throw new ResourceException("the RDMA resource adapter is not started");
+        }
+        Activation activation;
+        try {
+            activation = h.activate(rdmaSpec.settings(), new MessageEndpointSink(factory));
+        } catch (IllegalArgumentException e) {
+            throw new ResourceException(e.getMessage(), e);
+        }
+        activations.put(new Key(factory, spec), new Registered(activation, register(activation)));
+    }
+
+    @Override
+    public void endpointDeactivation(MessageEndpointFactory factory, ActivationSpec spec) {
+        deactivate(new Key(factory, spec));
+    }
+
+    private void deactivate(Key key) {
+        Registered registered = activations.remove(key);
+        if (registered != null) {
+            registered.activation().close();
+            unregister(registered.name());
+        }
+    }
+
+    private static ObjectName register(Activation activation) {
+        try {
+            ObjectName name = new ObjectName("org.rdmaconnector:type=Activation,endpoint="
+                + ObjectName.quote(activation.name()) + ",listener=" + ObjectName.quote(activation.settings().address()
+                + ":" + activation.settings().port()));
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            if (server.isRegistered(name)) {
+                return null; // the same endpoint twice on one listener: the first one is shown
+            }
+            server.registerMBean(new ActivationView(activation), name);
+            return name;
+        } catch (JMException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot show " + activation + " in JMX", e);
+            return null;
+        }
+    }
+
+    private static void unregister(ObjectName name) {
+        if (name != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
+            } catch (JMException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "unregistering " + name + " failed", e);
+            }
+        }
+    }
+
+    /** Not transactional: no XA resources. */
+    @Override
+    public XAResource[] getXAResources(ActivationSpec[] specs) {
+        return null;
+    }
+
+    /** The adapter has no configuration properties: all instances are equal. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RdmaResourceAdapter;
+    }
+
+    @Override
+    public int hashCode() {
+        return RdmaResourceAdapter.class.hashCode();
+    }
+
+    /** The JMX view of one activation. */
+    private record ActivationView(Activation activation) implements ActivationMXBean {
+        @Override
+        public String getEndpoint() {
+            return activation.name();
+        }
+
+        @Override
+        public String getListenAddress() {
+            return activation.settings().address() + ":" + activation.settings().port();
+        }
+
+        @Override
+        public String getState() {
+            return activation.state().name();
+        }
+
+        @Override
+        public String getStateDetail() {
+            return activation.stateDetail();
+        }
+
+        @Override
+        public long getDelivered() {
+            return activation.delivered();
+        }
+
+        @Override
+        public long getErrors() {
+            return activation.errors();
+        }
+
+        @Override
+        public int getInFlight() {
+            return activation.inFlight();
+        }
+
+        @Override
+        public int getConnections() {
+            return activation.connectionCount();
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package org.rdmaconnector.ra;
+
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.work.HintsContext;
+import jakarta.resource.spi.work.Work;
+import jakarta.resource.spi.work.WorkContext;
+import jakarta.resource.spi.work.WorkContextProvider;
+import jakarta.resource.spi.work.WorkException;
+import jakarta.resource.spi.work.WorkManager;
+import java.time.Duration;
+import java.util.List;
+import java.util.Timer;
+import java.util.TimerTask;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.rdmaconnector.connector.spi.Scheduler;
+
+/** The server's threads, as the shared machinery wants them: the WorkManager and the bootstrap context's timer. */
+final class WorkManagerExecutors {
+    private final WorkManager workManager;
+    private final boolean hints;
+    private final Timer timer;
+
+    WorkManagerExecutors(BootstrapContext context) throws jakarta.resource.spi.UnavailableException {
+        this.workManager = context.getWorkManager();
+        this.hints = context.isContextSupported(HintsContext.class);
+        this.timer = context.createTimer();
+    }
+
+    /** Starts the event loop as long-running Work (startWork returns once it runs). */
+    Executor loopRunner() {
+        return task -> {
+            try {
+                workManager.startWork(new Task(task, "rdma-event-loop", true), WorkManager.INDEFINITE, null, null);
+            } catch (WorkException e) {
+                throw new RejectedExecutionException("the WorkManager did not start the RDMA event loop: " + e, e);
+            }
+        };
+    }
+
+    /** Runs deliveries as short Work. */
+    Executor delivery() {
+        return task -> {
+            try {
+                workManager.scheduleWork(new Task(task, "rdma-delivery", false));
+            } catch (WorkException e) {
+                throw new RejectedExecutionException("the WorkManager refused an RDMA delivery: " + e, e);
+            }
+        };
+    }
+
+    /** Retries and deadlines on the bootstrap context's timer. */
+    Scheduler scheduler() {
+        return (task, delay) -> {
+            TimerTask timerTask = new TimerTask() {
+                @Override
+                public void run() {
+                    task.run();
+                }
+            };
+            timer.schedule(timerTask, Math.max(1, delay.toMillis()));
+            return timerTask::cancel;
+        };
+    }
+
+    void close() {
+        timer.cancel();
+    }
+
+    static Duration loopStartTimeout() {
+        return Duration.ofSeconds(60);
+    }
+
+    /** A Runnable as Work, with the long-running hint where the server understands hints. */
+    private final class Task implements Work, WorkContextProvider {
+        private static final long serialVersionUID = 1L;
+        private final transient Runnable task;
+        private final String name;
+        private final boolean longRunning;
+
+        Task(Runnable task, String name, boolean longRunning) {
+            this.task = task;
+            this.name = name;
+            this.longRunning = longRunning;
+        }
+
+        @Override
+        public void run() {
+            task.run();
+        }
+
+        @Override
+        public void release() {
+            // the loop ends when the adapter stops (EventEngine.close); deliveries are short
+        }
+
+        @Override
+        public List<WorkContext> getWorkContexts() {
+            if (!hints) {
+                return List.of();
+            }
+            HintsContext context = new HintsContext();
+            context.setName(name);
+            context.setHint(HintsContext.LONGRUNNING_HINT, longRunning);
+            return List.of(context);
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+}

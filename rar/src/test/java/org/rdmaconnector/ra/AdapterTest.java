@@ -1,0 +1,170 @@
+package org.rdmaconnector.ra;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.InvalidPropertyException;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rdmaconnector.connector.CmEventListener;
+import org.rdmaconnector.connector.CompletionListener;
+import org.rdmaconnector.connector.ConnectionEvent;
+import org.rdmaconnector.connector.RdmaConnection;
+
+/**
+ * The adapter's own logic on the build host (no RDMA device) with test doubles of the container: it starts its loop
+ * as Work, connections fail with the device and errno named, activations wait and show it in JMX, invalid
+ * properties are named, endpoints are released, and stop leaves no thread.
+ */
+class AdapterTest {
+    private final FakeContainer container = new FakeContainer();
+    private final RdmaResourceAdapter ra = new RdmaResourceAdapter();
+
+    @BeforeEach
+    void start() throws Exception {
+        ra.start(container);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        ra.stop();
+        for (Thread thread : container.threads) {
+            thread.join(10_000);
+        }
+        assertTrue(container.allThreadsEnded(), "stop ends every thread the adapter took from the WorkManager");
+    }
+
+    private RdmaManagedConnectionFactory mcf(String device) throws ResourceException {
+        RdmaManagedConnectionFactory mcf = new RdmaManagedConnectionFactory();
+        mcf.setDeviceName(device);
+        mcf.setResourceAdapter(ra);
+        return mcf;
+    }
+
+    @Test
+    void theEventLoopRunsAsWorkOfTheContainer() {
+        assertEquals(1, container.threads.size(), "one long-running Work: the event loop");
+        assertTrue(container.threads.get(0).isAlive());
+    }
+
+    @Test
+    void aConnectionWithoutTheDeviceFailsWithTheDeviceAndErrnoNamed() throws Exception {
+        RdmaConnectionFactory factory = (RdmaConnectionFactory) mcf("mlx5_0").createConnectionFactory();
+        ResourceException e = assertThrows(ResourceException.class, factory::getConnection);
+        assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: rdma_get_devices failed: "
+            + "ENODEV (19): no RDMA device is present on this machine"), e.getMessage());
+        assertEquals("ENODEV", e.getErrorCode());
+
+        ResourceException first = assertThrows(ResourceException.class,
+            () -> ((RdmaConnectionFactory) mcf(null).createConnectionFactory()).getConnection());
+        assertTrue(first.getMessage().startsWith("cannot open RDMA channels on the first device with port 1 ACTIVE: "),
+            first.getMessage());
+    }
+
+    @Test
+    void factoriesAreEqualByTheirPropertiesAndInvalidOnesAreNamed() throws Exception {
+        RdmaManagedConnectionFactory a = mcf("rxe0");
+        RdmaManagedConnectionFactory b = mcf("rxe0");
+        assertEquals(a, b);
+        assertEquals(a.hashCode(), b.hashCode());
+        b.setMaxSendWr(32);
+        assertNotEquals(a, b);
+        a.setCqDepth(8);
+        InvalidPropertyException e = assertThrows(InvalidPropertyException.class, a::createConnectionFactory);
+        assertEquals("invalid RDMA connection definition: CqDepth (8) must hold MaxSendWr + MaxRecvWr (64 + 64) "
+            + "completions of one endpoint", e.getMessage());
+        RdmaManagedConnectionFactory unassociated = new RdmaManagedConnectionFactory();
+        assertTrue(assertThrows(ResourceException.class, () -> unassociated.createManagedConnection(null, null))
+            .getMessage().startsWith("the RDMA connection factory is not associated"));
+        assertEquals(null, a.matchManagedConnections(Set.of(), null, null));
+    }
+
+    @Test
+    void activationSpecsNameEveryInvalidProperty() {
+        RdmaActivationSpec spec = new RdmaActivationSpec();
+        spec.setAddress("rdma-host");
+        spec.setReceiveBufferCount(0);
+        InvalidPropertyException e = assertThrows(InvalidPropertyException.class, spec::validate);
+        assertEquals("invalid RDMA activation: Port must be set; Address 'rdma-host' is not an IP address; Port must "
+            + "be from 1 to 65535, was 0; ReceiveBufferCount must be from 1 to 4096, was 0", e.getMessage());
+        assertEquals(List.of("port", "address", "receiveBufferCount"), Arrays.stream(
+            e.getInvalidPropertyDescriptors()).map(java.beans.PropertyDescriptor::getName).toList());
+        spec.setAddress("10.0.0.1");
+        spec.setPort(7471);
+        spec.setReceiveBufferCount(null);
+        spec.setAcceptPolicy("sometimes");
+        InvalidPropertyException policy = assertThrows(InvalidPropertyException.class, spec::validate);
+        assertEquals("invalid RDMA activation: accept policy 'sometimes' is not one of [accept, reject, "
+            + "endpoint-decides]", policy.getMessage());
+        assertEquals("acceptPolicy", policy.getInvalidPropertyDescriptors()[0].getName());
+    }
+
+    @Test
+    void anActivationWithoutADeviceWaitsShowsItInJmxAndIsRemovedOnDeactivation() throws Exception {
+        RdmaActivationSpec spec = new RdmaActivationSpec();
+        spec.setAddress("10.0.0.1");
+        spec.setPort(7471);
+        FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
+        MessageEndpointFactory factory = FakeContainer.factory(CmEventListener.class, false, seen, args -> { });
+        ra.endpointActivation(factory, spec);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = new ObjectName("org.rdmaconnector:type=Activation,endpoint=\"test-CmEventListener\","
+            + "listener=\"10.0.0.1:7471\"");
+        assertEquals("WAITING_FOR_DEVICE", server.getAttribute(name, "State"));
+        String detail = (String) server.getAttribute(name, "StateDetail");
+        assertTrue(detail.startsWith("waiting: rdma_create_event_channel failed: ENODEV (19)"), detail);
+        assertEquals(0L, server.getAttribute(name, "Delivered"));
+        ra.endpointDeactivation(factory, spec);
+        assertTrue(!server.isRegistered(name), "deactivation removes the JMX view");
+        assertEquals(0, seen.created.get());
+    }
+
+    @Test
+    void aSecondActivationOnTheAddressWithOtherSettingsIsRefused() throws Exception {
+        RdmaActivationSpec spec = new RdmaActivationSpec();
+        spec.setAddress("10.0.0.1");
+        spec.setPort(7472);
+        ra.endpointActivation(FakeContainer.factory(CmEventListener.class, false, new FakeContainer.Endpoints(),
+            args -> { }), spec);
+        RdmaActivationSpec other = new RdmaActivationSpec();
+        other.setAddress("10.0.0.1");
+        other.setPort(7472);
+        other.setAcceptPolicy("reject");
+        ResourceException e = assertThrows(ResourceException.class, () -> ra.endpointActivation(
+            FakeContainer.factory(CompletionListener.class, false, new FakeContainer.Endpoints(), args -> { }),
+            other));
+        assertTrue(e.getMessage().contains("endpoints on one address must agree"), e.getMessage());
+    }
+
+    @Test
+    void deliveriesWrapTheCallInBeforeAndAfterWhenTransactedAndAlwaysRelease() throws Exception {
+        FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
+        MessageEndpointSink sink = new MessageEndpointSink(FakeContainer.factory(CmEventListener.class, true, seen,
+            args -> {
+                throw new IllegalStateException("the bean failed");
+            }));
+        ConnectionEvent event = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {ConnectionEvent.class}, (p, m, a) -> null) instanceof ConnectionEvent c ? c : null;
+        assertThrows(IllegalStateException.class, () -> sink.deliver(event));
+        assertEquals(List.of("beforeDelivery", "onCmEvent", "afterDelivery"), seen.calls);
+        assertEquals(1, seen.created.get());
+        assertEquals(1, seen.released.get(), "released although the bean threw");
+        assertEquals("test-CmEventListener", sink.name());
+    }
+
+    @Test
+    void handlesAreTheConnectionInterfaceOfTheDescriptor() {
+        assertTrue(RdmaConnection.class.isAssignableFrom(org.rdmaconnector.connector.spi.ConnectionHandle.class));
+    }
+}

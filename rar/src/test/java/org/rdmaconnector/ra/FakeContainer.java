@@ -1,0 +1,170 @@
+package org.rdmaconnector.ra;
+
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.XATerminator;
+import jakarta.resource.spi.endpoint.MessageEndpoint;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import jakarta.resource.spi.work.ExecutionContext;
+import jakarta.resource.spi.work.Work;
+import jakarta.resource.spi.work.WorkContext;
+import jakarta.resource.spi.work.WorkListener;
+import jakarta.resource.spi.work.WorkManager;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.List;
+import java.util.Timer;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Test doubles of the container's side of the contracts: bootstrap context, WorkManager, endpoint factories. */
+final class FakeContainer implements BootstrapContext, WorkManager {
+    final List<Thread> threads = new CopyOnWriteArrayList<>();
+    final List<Timer> timers = new CopyOnWriteArrayList<>();
+
+    @Override
+    public WorkManager getWorkManager() {
+        return this;
+    }
+
+    @Override
+    public XATerminator getXATerminator() {
+        return null;
+    }
+
+    @Override
+    public Timer createTimer() {
+        Timer timer = new Timer("fake-container-timer", true);
+        timers.add(timer);
+        return timer;
+    }
+
+    @Override
+    public boolean isContextSupported(Class<? extends WorkContext> type) {
+        return false;
+    }
+
+    @Override
+    public TransactionSynchronizationRegistry getTransactionSynchronizationRegistry() {
+        return null;
+    }
+
+    /** Whether every thread the WorkManager started has ended. */
+    boolean allThreadsEnded() {
+        return threads.stream().noneMatch(Thread::isAlive);
+    }
+
+    private Thread run(Work work) {
+        Thread thread = new Thread(work, "fake-work-" + threads.size());
+        threads.add(thread);
+        thread.start();
+        return thread;
+    }
+
+    @Override
+    public void doWork(Work work) {
+        work.run();
+    }
+
+    @Override
+    public void doWork(Work work, long timeout, ExecutionContext context, WorkListener listener) {
+        work.run();
+    }
+
+    @Override
+    public long startWork(Work work) {
+        CountDownLatch started = new CountDownLatch(1);
+        run(new Work() {
+            @Override
+            public void release() {
+                work.release();
+            }
+
+            @Override
+            public void run() {
+                started.countDown();
+                work.run();
+            }
+        });
+        started.countDown();
+        return 0;
+    }
+
+    @Override
+    public long startWork(Work work, long timeout, ExecutionContext context, WorkListener listener) {
+        return startWork(work);
+    }
+
+    @Override
+    public void scheduleWork(Work work) {
+        run(work);
+    }
+
+    @Override
+    public void scheduleWork(Work work, long timeout, ExecutionContext context, WorkListener listener) {
+        run(work);
+    }
+
+    /** What an endpoint factory saw. */
+    static final class Endpoints {
+        final AtomicInteger created = new AtomicInteger();
+        final AtomicInteger released = new AtomicInteger();
+        final List<String> calls = new CopyOnWriteArrayList<>();
+    }
+
+    /**
+     * An endpoint factory of {@code listenerType} whose endpoints record their calls; {@code transacted} answers
+     * isDeliveryTransacted; {@code onCall} runs inside each listener call.
+     */
+    static MessageEndpointFactory factory(Class<?> listenerType, boolean transacted, Endpoints seen,
+                                          java.util.function.Consumer<Object[]> onCall) {
+        return new MessageEndpointFactory() {
+            @Override
+            public MessageEndpoint createEndpoint(javax.transaction.xa.XAResource xa) {
+                seen.created.incrementAndGet();
+                return (MessageEndpoint) Proxy.newProxyInstance(FakeContainer.class.getClassLoader(),
+                    new Class<?>[] {MessageEndpoint.class, listenerType}, (proxy, method, args) -> {
+                        switch (method.getName()) {
+                            case "release" -> seen.released.incrementAndGet();
+                            case "beforeDelivery", "afterDelivery" -> seen.calls.add(method.getName());
+                            case "toString" -> {
+                                return "endpoint";
+                            }
+                            case "hashCode" -> {
+                                return System.identityHashCode(proxy);
+                            }
+                            case "equals" -> {
+                                return proxy == args[0];
+                            }
+                            default -> {
+                                seen.calls.add(method.getName());
+                                onCall.accept(args);
+                            }
+                        }
+                        return null;
+                    });
+            }
+
+            @Override
+            public MessageEndpoint createEndpoint(javax.transaction.xa.XAResource xa, long timeout) {
+                return createEndpoint(xa);
+            }
+
+            @Override
+            public boolean isDeliveryTransacted(Method method) {
+                return transacted;
+            }
+
+            @Override
+            public String getActivationName() {
+                return "test-" + listenerType.getSimpleName();
+            }
+
+            @Override
+            public Class<?> getEndpointClass() {
+                return null;
+            }
+        };
+    }
+}
