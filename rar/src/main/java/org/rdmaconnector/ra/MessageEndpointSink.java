@@ -31,8 +31,8 @@ final class MessageEndpointSink implements EndpointSink {
         Class<?> type = factory.getEndpointClass();
         this.cmEvents = type == null || CmEventListener.class.isAssignableFrom(type);
         this.completions = type == null || CompletionListener.class.isAssignableFrom(type);
-        String endpointName = factory.getActivationName();
-        this.name = endpointName != null ? endpointName : type != null ? type.getName() : factory.toString();
+        String activationName = factory.getActivationName();
+        this.name = type != null ? type.getName() : activationName != null ? activationName : factory.toString();
     }
 
     private static Method method(Class<?> type, String name, Class<?> parameter) {

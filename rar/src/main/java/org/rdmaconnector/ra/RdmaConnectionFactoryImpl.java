@@ -18,9 +18,22 @@ public final class RdmaConnectionFactoryImpl implements RdmaConnectionFactory {
         this.manager = manager;
     }
 
+    /** Throws the adapter's own {@link RdmaResourceException} where the server's pool wrapped it. */
     @Override
     public RdmaConnection getConnection() throws ResourceException {
-        return (RdmaConnection) manager.allocateConnection(mcf, null);
+        try {
+            return (RdmaConnection) manager.allocateConnection(mcf, null);
+        } catch (ResourceException e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof RdmaResourceException ours) {
+                    if (ours != e) {
+                        ours.addSuppressed(e);
+                    }
+                    throw ours;
+                }
+            }
+            throw e;
+        }
     }
 
     @Override

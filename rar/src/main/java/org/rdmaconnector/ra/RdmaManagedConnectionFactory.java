@@ -79,13 +79,11 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         try {
             return new RdmaManagedConnection(this, ChannelSet.open(settings, ra.devices(), ra.engine()));
         } catch (RdmaException e) {
-            ResourceException failure = new ResourceException("cannot open RDMA channels on "
-                + settings.deviceDescription() + ": " + e.getMessage(), e.errnoName());
-            failure.initCause(e);
-            throw failure;
+            throw new RdmaResourceException("cannot open RDMA channels on " + settings.deviceDescription() + ": "
+                + e.getMessage(), e.errnoName(), e);
         } catch (LinkageError e) {
-            throw new ResourceException("cannot open RDMA channels on " + settings.deviceDescription() + ": "
-                + e.getMessage(), e);
+            throw new RdmaResourceException("cannot open RDMA channels on " + settings.deviceDescription() + ": "
+                + e.getMessage(), null, e);
         }
     }
 

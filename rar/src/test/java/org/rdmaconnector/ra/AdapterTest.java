@@ -73,6 +73,22 @@ class AdapterTest {
     }
 
     @Test
+    void theAdaptersErrorReachesTheApplicationAlsoWhenThePoolWrapsIt() throws Exception {
+        RdmaManagedConnectionFactory mcf = mcf("mlx5_0");
+        RdmaConnectionFactory factory = (RdmaConnectionFactory) mcf.createConnectionFactory((m, info) -> {
+            try {
+                return m.createManagedConnection(null, info).getConnection(null, info);
+            } catch (ResourceException e) {
+                throw new ResourceException("IJ000453: Unable to get managed connection", e);
+            }
+        });
+        RdmaResourceException e = assertThrows(RdmaResourceException.class, factory::getConnection);
+        assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: "), e.getMessage());
+        assertEquals("ENODEV", e.getErrorCode());
+        assertEquals("IJ000453: Unable to get managed connection", e.getSuppressed()[0].getMessage());
+    }
+
+    @Test
     void factoriesAreEqualByTheirPropertiesAndInvalidOnesAreNamed() throws Exception {
         RdmaManagedConnectionFactory a = mcf("rxe0");
         RdmaManagedConnectionFactory b = mcf("rxe0");
