@@ -12,6 +12,7 @@ public final class LibC {
     private static final Throwable UNAVAILABILITY_CAUSE;
 
     static {
+        JnaSetup.prepare();
         Throwable cause = null;
         try {
             Native.register(LibC.class, NativeLibrary.getInstance("c"));

@@ -11,6 +11,10 @@ import java.nio.charset.StandardCharsets;
  * Callers guarantee the address is live (the object model guards closed handles before calling here).
  */
 public final class Mem {
+    static {
+        JnaSetup.prepare(); // before JNA's classes initialize
+    }
+
     private static final Pointer BASE = new Pointer(0);
 
     private Mem() {

@@ -7,6 +7,10 @@ import com.sun.jna.Memory;
  * {@code struct ibv_cq **}, ...), so hot calls allocate nothing. One call at a time per thread uses it.
  */
 public final class Scratch {
+    static {
+        JnaSetup.prepare(); // before JNA's classes initialize
+    }
+
     /** Bytes available at {@link #address()}. */
     public static final int SIZE = 64;
     private static final ThreadLocal<Memory> BLOCK = ThreadLocal.withInitial(() -> new Memory(SIZE));
