@@ -45,6 +45,7 @@ public class RdmaActivationSpec implements ActivationSpec {
             invalid.add(e.getMessage().startsWith("accept policy") ? "acceptPolicy" : "allowedPeers");
         }
         if (port == null) {
+            problems.removeIf(p -> p.startsWith("Port must be from"));
             problems.add(0, "Port must be set");
         }
         if (problems.isEmpty()) {

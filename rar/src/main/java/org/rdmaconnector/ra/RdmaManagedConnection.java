@@ -34,7 +34,8 @@ public final class RdmaManagedConnection implements ManagedConnection {
     RdmaManagedConnection(RdmaManagedConnectionFactory factory, ChannelSet set) {
         this.factory = factory;
         this.set = set;
-        set.onFatalEvent(this::fatal);
+        // the server destroys the connection from its listener: not on the thread that delivers async events
+        set.onFatalEvent(event -> factory.adapter().later(() -> fatal(event)));
     }
 
     RdmaManagedConnectionFactory factory() {
@@ -96,7 +97,9 @@ public final class RdmaManagedConnection implements ManagedConnection {
     @Override
     public void cleanup() {
         for (ConnectionHandle handle : handles) {
-            handle.invalidate();
+            if (handle.channelSet() == set) { // a handle moved to another connection is that one's now
+                handle.invalidate();
+            }
         }
         handles.clear();
         set.cleanup();

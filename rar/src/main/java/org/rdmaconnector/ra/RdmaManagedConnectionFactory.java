@@ -130,6 +130,10 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         return logWriter;
     }
 
+    RdmaResourceAdapter adapter() {
+        return resourceAdapter;
+    }
+
     @Override
     public ResourceAdapter getResourceAdapter() {
         return resourceAdapter;

@@ -66,8 +66,8 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         ListenerHub h = hub;
         if (h != null) {
             h.close();
+            engine.close(); // no delivery and no ack races a closing queue after this
             devices.close();
-            engine.close();
             executors.close();
         }
         hub = null;
@@ -80,6 +80,15 @@ public class RdmaResourceAdapter implements ResourceAdapter {
             throw new IllegalStateException("the RDMA resource adapter is not started");
         }
         return e;
+    }
+
+    /** Runs {@code task} as Work (a callback that may block must not run on the thread that delivers events). */
+    void later(Runnable task) {
+        WorkManagerExecutors e = executors;
+        if (e == null) {
+            throw new IllegalStateException("the RDMA resource adapter is not started");
+        }
+        e.later(task);
     }
 
     DeviceRegistry devices() {

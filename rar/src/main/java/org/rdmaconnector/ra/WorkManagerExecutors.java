@@ -27,26 +27,46 @@ final class WorkManagerExecutors {
         this.timer = context.createTimer();
     }
 
-    /** Starts the event loop as long-running Work (startWork returns once it runs). */
+    /** Starts the event loop as long-running Work (startWork returns once it runs, or fails after the timeout). */
     Executor loopRunner() {
         return task -> {
             try {
-                workManager.startWork(new Task(task, "rdma-event-loop", true), WorkManager.INDEFINITE, null, null);
+                workManager.startWork(new Task(task, "rdma-event-loop", true), loopStartTimeout().toMillis(), null,
+                    null);
             } catch (WorkException e) {
                 throw new RejectedExecutionException("the WorkManager did not start the RDMA event loop: " + e, e);
             }
         };
     }
 
-    /** Runs deliveries as short Work. */
+    /**
+     * Runs deliveries as short Work. A refusal (the pool is saturated) is retried for up to about a second before
+     * the engine delivers on its own thread rather than lose the events.
+     */
     Executor delivery() {
         return task -> {
-            try {
-                workManager.scheduleWork(new Task(task, "rdma-delivery", false));
-            } catch (WorkException e) {
-                throw new RejectedExecutionException("the WorkManager refused an RDMA delivery: " + e, e);
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    workManager.scheduleWork(new Task(task, "rdma-delivery", false));
+                    return;
+                } catch (WorkException e) {
+                    if (attempt == 10) {
+                        throw new RejectedExecutionException("the WorkManager refused an RDMA delivery: " + e, e);
+                    }
+                    try {
+                        Thread.sleep(10L << Math.min(attempt, 4));
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw new RejectedExecutionException("interrupted while the WorkManager refused", e);
+                    }
+                }
             }
         };
+    }
+
+    /** Runs {@code task} once as short Work, off the caller's thread (for callbacks that may block). */
+    void later(Runnable task) {
+        delivery().execute(task);
     }
 
     /** Retries and deadlines on the bootstrap context's timer. */
@@ -55,7 +75,12 @@ final class WorkManagerExecutors {
             TimerTask timerTask = new TimerTask() {
                 @Override
                 public void run() {
-                    task.run();
+                    try {
+                        task.run();
+                    } catch (RuntimeException | Error e) { // a failing task must not kill the shared timer
+                        System.getLogger(WorkManagerExecutors.class.getName()).log(System.Logger.Level.WARNING,
+                            "RDMA timer task failed", e);
+                    }
                 }
             };
             timer.schedule(timerTask, Math.max(1, delay.toMillis()));

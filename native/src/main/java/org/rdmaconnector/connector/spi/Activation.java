@@ -104,6 +104,10 @@ public final class Activation implements AutoCloseable {
             return;
         }
         permits.acquireUninterruptibly();
+        if (closed) { // deactivated while this delivery waited for a permit
+            permits.release();
+            return;
+        }
         running.incrementAndGet();
         try {
             if (event != null) {

@@ -59,7 +59,7 @@ public final class ChannelSet implements AutoCloseable {
     private final AtomicLong registeredBytes = new AtomicLong();
     private volatile Consumer<AsyncEvent> fatalListener;
     private volatile AsyncEvent fatalEvent;
-    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
         this.settings = settings;
@@ -145,7 +145,8 @@ public final class ChannelSet implements AutoCloseable {
 
     private void onAsyncEvent(AsyncEvent event) {
         boolean ours = !event.type().isPortEvent() || event.portNumber() == settings.portNumber();
-        if (event.type().isFatal() && ours) {
+        // a CQ error on a shared context may be another set's queue; this set then fails on its own completions
+        if ((event.type().isFatal() || event.type() == org.rdmaconnector.verbs.AsyncEventType.CQ_ERR) && ours) {
             fatalEvent = event;
             Consumer<AsyncEvent> listener = fatalListener;
             if (listener != null) {
@@ -198,6 +199,12 @@ public final class ChannelSet implements AutoCloseable {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, was " + timeout);
         }
+        int perEndpoint = settings.maxSendWr() + settings.maxRecvWr();
+        if ((long) (byId.size() + 1) * perEndpoint > settings.cqDepth()) {
+            throw new IllegalStateException("this connection already has " + byId.size() + " endpoints open; another "
+                + "could overrun its completion queue of " + settings.cqDepth() + " entries (CqDepth; each endpoint "
+                + "needs MaxSendWr + MaxRecvWr = " + perEndpoint + "): close one or raise CqDepth");
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         Outbound endpoint = new Outbound(events.createId(PortSpace.TCP), remote);
         byId.put(endpoint.id, endpoint);
@@ -220,7 +227,6 @@ public final class ChannelSet implements AutoCloseable {
             byQp.put(endpoint.connection.qpNumber(), endpoint);
             endpoint.id.connect(ConnectionParameters.defaults());
             endpoint.expect(CmEventType.ESTABLISHED, "rdma_connect", deadline);
-            endpoint.connected = true;
             return endpoint;
         } catch (RuntimeException | Error e) {
             endpoint.close();
@@ -261,10 +267,9 @@ public final class ChannelSet implements AutoCloseable {
     /** Frees everything: endpoints, regions, the engine's registrations, the channels, the PD and the lease. */
     @Override
     public void close() {
-        if (closed) {
+        if (!closed.compareAndSet(false, true)) {
             return;
         }
-        closed = true;
         AutoCloseableStack stack = new AutoCloseableStack();
         stack.push(device);
         stack.push(pd);
@@ -279,11 +284,11 @@ public final class ChannelSet implements AutoCloseable {
 
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
-        return closed;
+        return closed.get();
     }
 
     private void ensureOpen() {
-        if (closed) {
+        if (closed.get()) {
             throw new IllegalStateException("the RDMA channel set is closed");
         }
     }
@@ -291,7 +296,7 @@ public final class ChannelSet implements AutoCloseable {
     @Override
     public String toString() {
         return "ChannelSet[" + deviceName() + " port " + settings.portNumber() + ", " + byId.size() + " endpoints, "
-            + registeredBytes + " bytes registered" + (closed ? ", closed]" : "]");
+            + registeredBytes + " bytes registered" + (closed.get() ? ", closed]" : "]");
     }
 
     /** An outbound connection of this set. */
@@ -311,6 +316,9 @@ public final class ChannelSet implements AutoCloseable {
         }
 
         void onEvent(CmEvent event) {
+            if (event.type() == CmEventType.ESTABLISHED) {
+                connected = true; // before the connecting thread sees it: a DISCONNECTED right after is answered
+            }
             if (event.type() == CmEventType.DISCONNECTED) {
                 boolean answer = connected;
                 connected = false;

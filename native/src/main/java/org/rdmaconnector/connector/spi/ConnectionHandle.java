@@ -42,15 +42,18 @@ public final class ConnectionHandle implements RdmaConnection {
     }
 
     /**
-     * Moves this handle to another set and pool (JCA associateConnection); only while it has no endpoint open.
+     * Moves this handle to another set and pool (JCA associateConnection); only while it has no endpoint open and
+     * no memory registered.
      *
-     * @throws IllegalStateException if it is closed or has an endpoint open
+     * @throws IllegalStateException if it is closed, has an endpoint open or memory registered
      */
     public synchronized void moveTo(ChannelSet other, Consumer<ConnectionHandle> newOnClose) {
-        if (endpoints.stream().anyMatch(RdmaEndpoint::isConnected)) {
-            throw new IllegalStateException("an RdmaConnection with open endpoints cannot move to another set");
+        set();
+        if (endpoints.stream().anyMatch(RdmaEndpoint::isConnected) || !regions.isEmpty()) {
+            throw new IllegalStateException("an RdmaConnection with open endpoints or registered memory cannot move "
+                + "to another set");
         }
-        release(set());
+        endpoints.clear();
         set = other;
         onClose = newOnClose;
     }

@@ -44,7 +44,8 @@ final class Listener {
     private static final int MAX_IN_FLIGHT = 256;
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration LAST_RETRY = Duration.ofSeconds(30);
-    private static final Duration DISCONNECT_DEADLINE = Duration.ofSeconds(5);
+    // a safety net only: after a disconnect the queue pair is in ERROR and every posted request completes
+    private static final Duration DISCONNECT_DEADLINE = Duration.ofSeconds(60);
     private static final Duration STOP_WAIT = Duration.ofSeconds(3);
 
     private final ListenerSettings settings;
@@ -99,6 +100,10 @@ final class Listener {
         return connections.size();
     }
 
+    synchronized boolean isStopped() {
+        return stopped;
+    }
+
     void add(Activation activation) {
         activations.add(activation);
     }
@@ -149,7 +154,7 @@ final class Listener {
                 nextRetry = FIRST_RETRY;
             }
             LOG.log(Level.INFO, "RDMA listener " + detail + " for " + names());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) { // LinkageError: rdma-core is not installed
             if (channel != null) {
                 channel.close();
             }
@@ -157,7 +162,7 @@ final class Listener {
         }
     }
 
-    private void waitAndRetry(RuntimeException cause) {
+    private void waitAndRetry(Throwable cause) {
         Duration delay;
         synchronized (this) {
             starting = false;
@@ -166,7 +171,7 @@ final class Listener {
             }
             delay = nextRetry;
             nextRetry = nextRetry.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : nextRetry.multipliedBy(2);
-            String reason = cause.getMessage();
+            String reason = String.valueOf(cause.getMessage());
             boolean changed = !detail.startsWith("waiting: " + reason);
             state = Activation.State.WAITING_FOR_DEVICE;
             detail = "waiting: " + reason + "; next try in " + delay.toSeconds() + " s";
@@ -289,9 +294,9 @@ final class Listener {
         try {
             PerDevice device = deviceOf(id.deviceName());
             connection = new Inbound(connectionNumbers.incrementAndGet(), id, device);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot set up a connection for " + peer + ": " + e.getMessage());
-            rejectQuietly(id, e.getMessage());
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.WARNING, "cannot set up a connection for " + peer + ": " + e);
+            rejectQuietly(id, String.valueOf(e.getMessage()));
             return;
         }
         connections.put(id, connection);
@@ -307,6 +312,10 @@ final class Listener {
                 connection.accepted = true;
             }
             deliver(event);
+            if (event.isDecisionPending() && activations.stream().noneMatch(Activation::receivesCmEvents)) {
+                LOG.log(Level.WARNING, "accept policy endpoint-decides on " + settings.address() + ":"
+                    + settings.port() + ", and no CmEventListener endpoint is active to decide: rejecting " + peer);
+            }
             Decision decision = event.settle();
             if (decision == Decision.REJECTED) {
                 id.reject(event.rejectData);
@@ -324,8 +333,8 @@ final class Listener {
     private static void rejectQuietly(CmId id, String reason) {
         LOG.log(Level.INFO, "rejecting a connection request: " + reason);
         try {
-            id.reject(("rejected: " + reason).substring(0, Math.min(reason.length() + 10, 140))
-                .getBytes(StandardCharsets.UTF_8));
+            String text = "rejected: " + reason;
+            id.reject(text.substring(0, Math.min(text.length(), 140)).getBytes(StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "rdma_reject failed", e);
         } finally {
@@ -353,7 +362,16 @@ final class Listener {
             return;
         }
         boolean receive = request.kind() == WorkRequest.Kind.RECEIVE;
-        if (receive && connection.accepting()) {
+        if (!wc.isSuccess() && !connection.disconnected) {
+            // the queue pair is in ERROR now (e.g. a message larger than the buffer): every posted request flushes
+            LOG.log(Level.WARNING, "connection " + connection.number + " with " + connection.peer + " failed: "
+                + (receive ? "receive " : "send ") + wc.statusText() + "; disconnecting");
+            connection.connected = false;
+            connection.disconnected = true;
+            connection.disconnect();
+            destroyWhenDrained(connection);
+        }
+        if (receive && wc.isSuccess() && connection.accepting()) {
             try {
                 connection.rc.receiveStaged(); // give the buffer back to the queue pair
             } catch (RuntimeException e) {

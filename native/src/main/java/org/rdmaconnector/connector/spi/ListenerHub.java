@@ -48,13 +48,18 @@ public final class ListenerHub implements AutoCloseable {
             }
             String key = settings.address().trim() + ":" + settings.port();
             listener = listeners.get(key);
+            if (listener != null && listener.isStopped()) {
+                listener = null; // its last activation closed and it is stopping: start a new one
+            }
             if (listener != null && !listener.settings().sharesListenerWith(settings)) {
                 throw new IllegalArgumentException("endpoint " + sink.name() + " asks for " + describe(settings)
                     + ", and the endpoints already on " + key + " use " + describe(listener.settings())
                     + "; endpoints on one address must agree on all but MaxConcurrentDeliveries");
             }
             if (listener == null) {
-                listener = new Listener(settings, devices, engine, scheduler, () -> forget(key));
+                Listener[] created = new Listener[1];
+                listener = new Listener(settings, devices, engine, scheduler, () -> forget(key, created[0]));
+                created[0] = listener;
                 listeners.put(key, listener);
             }
             activation = new Activation(settings, sink, listener);
@@ -69,8 +74,8 @@ public final class ListenerHub implements AutoCloseable {
             + ", " + s.receiveBufferCount() + " x " + s.receiveBufferSize() + " byte buffers";
     }
 
-    private synchronized void forget(String key) {
-        listeners.remove(key);
+    private synchronized void forget(String key, Listener stopped) {
+        listeners.remove(key, stopped);
     }
 
     /** The activations of every listener. */

@@ -56,6 +56,10 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         ChannelSettings.check(problems, "ReceiveBufferCount", receiveBufferCount, 1, 4096);
         ChannelSettings.check(problems, "ReceiveBufferSize", receiveBufferSize, 1, 1 << 24);
         ChannelSettings.check(problems, "MaxConcurrentDeliveries", maxConcurrentDeliveries, 1, 1024);
+        if (2L * receiveBufferCount * receiveBufferSize > (1L << 30)) {
+            problems.add("ReceiveBufferCount x ReceiveBufferSize (" + receiveBufferCount + " x " + receiveBufferSize
+                + ") must be at most 512 MiB: each connection registers twice that for receives and replies");
+        }
         return problems;
     }
 

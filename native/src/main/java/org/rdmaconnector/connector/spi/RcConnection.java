@@ -34,7 +34,8 @@ final class RcConnection {
     private final ArrayDeque<Integer> freeSend = new ArrayDeque<>();
     private final ArrayDeque<Integer> freeRecv = new ArrayDeque<>();
     private final Map<Long, Posted> posted = new ConcurrentHashMap<>();
-    private final AtomicLong nextWrId = new AtomicLong();
+    // one sequence for all connections: a stale completion of a reused qp number never matches a new request
+    private static final AtomicLong NEXT_WR_ID = new AtomicLong();
     private boolean closed;
 
     private record Posted(WorkRequest request, int slot) {
@@ -135,7 +136,7 @@ final class RcConnection {
     }
 
     private WorkRequest post(WorkRequest.Kind kind, int slot, MemoryRegion region, int offset, int length) {
-        long wrId = nextWrId.incrementAndGet();
+        long wrId = NEXT_WR_ID.incrementAndGet();
         WorkRequest request = new WorkRequest(wrId, kind);
         posted.put(wrId, new Posted(request, slot));
         try {
