@@ -58,6 +58,8 @@ public final class EventEngine implements AutoCloseable {
     private final CountDownLatch loopExited = new CountDownLatch(1);
     private final AtomicInteger nextToken = new AtomicInteger();
     private volatile Thread loop;
+    // the loop has a thread of its own (from a ThreadFactory), which close() waits to end
+    private final boolean ownThread;
 
     /**
      * Creates the epoll fd and the wake-up eventfd and starts the loop on a thread from {@code threads}.
@@ -66,7 +68,7 @@ public final class EventEngine implements AutoCloseable {
      * @param delivery runs the deliveries (a WorkManager, an OSGi-managed executor, a pool)
      */
     public EventEngine(ThreadFactory threads, Executor delivery) {
-        this(startingThreadsOf(threads), delivery, "thread factory", START_TIMEOUT);
+        this(startingThreadsOf(threads), delivery, "thread factory", START_TIMEOUT, true);
     }
 
     /**
@@ -82,7 +84,7 @@ public final class EventEngine implements AutoCloseable {
         if (loopRunner == null || startTimeout == null) {
             throw new IllegalArgumentException("loopRunner and startTimeout must not be null");
         }
-        return new EventEngine(loopRunner, delivery, "loop executor", startTimeout);
+        return new EventEngine(loopRunner, delivery, "loop executor", startTimeout, false);
     }
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
@@ -100,7 +102,9 @@ public final class EventEngine implements AutoCloseable {
         };
     }
 
-    private EventEngine(Executor loopRunner, Executor delivery, String runnerName, Duration startTimeout) {
+    private EventEngine(Executor loopRunner, Executor delivery, String runnerName, Duration startTimeout,
+                        boolean ownThread) {
+        this.ownThread = ownThread;
         if (delivery == null) {
             throw new IllegalArgumentException("delivery must not be null");
         }
@@ -203,6 +207,14 @@ public final class EventEngine implements AutoCloseable {
             try {
                 loopExited.await();
                 break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        Thread t = loop;
+        while (ownThread && t != null && t.isAlive()) {
+            try {
+                t.join();
             } catch (InterruptedException e) {
                 interrupted = true;
             }
