@@ -62,6 +62,8 @@ usage: appserver.sh --server-home DIR --deploy FILE... --url URL --out FILE [opt
                       following argument up to the next option. .rar files are copied into
                       deployments/ first, the rest in the given order.
   --url URL           URL to GET once everything is deployed (repeatable; pairs with --out)
+  --exec CMD          a shell command to run once everything is deployed, in order with the
+                      URLs (repeatable; pairs with --out, which gets its output)
   --out FILE          where to write the response body of the matching --url
   --config NAME       server config in standalone/configuration (default standalone-full.xml)
   --base-dir DIR      jboss.server.base.dir to create (default ./wildfly-base; its
@@ -204,7 +206,7 @@ edit_config() {
 
 SERVER_HOME="" CONFIG=standalone-full.xml BASE="" SCRATCH="" TIMEOUT=600 STOP_TIMEOUT=60 XMX=384m
 FOW=0 CDS="" CDS_DUMP="" NO_VERIFY="" QUIET_SERVER="" DIAG=""
-DEPLOY=() URLS=() OUTS=() PROPS=() JOPTS=() DROP=()
+DEPLOY=() URLS=() KINDS=() OUTS=() PROPS=() JOPTS=() DROP=()
 while (($#)); do
     case $1 in
     --server-home) SERVER_HOME=${2:?--server-home needs a directory}; shift 2 ;;
@@ -216,7 +218,8 @@ while (($#)); do
         [[ $# -gt 0 && $1 != -* ]] || die_usage "--deploy needs at least one file"
         while [[ $# -gt 0 && $1 != -* ]]; do DEPLOY+=("$1"); shift; done
         ;;
-    --url) URLS+=("${2:?--url needs a URL}"); shift 2 ;;
+    --url) URLS+=("${2:?--url needs a URL}"); KINDS+=(url); shift 2 ;;
+    --exec) URLS+=("${2:?--exec needs a command}"); KINDS+=(exec); shift 2 ;;
     --out) OUTS+=("${2:?--out needs a file}"); shift 2 ;;
     --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
     --stop-timeout) STOP_TIMEOUT=${2:?--stop-timeout needs seconds}; shift 2 ;;
@@ -242,7 +245,7 @@ abs_dir SERVER_HOME "$SERVER_HOME" || die_usage "no such directory: $SERVER_HOME
 SRC_CONF=$SERVER_HOME/standalone/configuration
 [[ $CONFIG != */* && -f $SRC_CONF/$CONFIG ]] || die_usage "no $CONFIG in $SRC_CONF"
 ((${#DEPLOY[@]} > 0)) || die_usage "nothing to --deploy"
-((${#URLS[@]} == ${#OUTS[@]})) || die_usage "every --url needs its --out (got ${#URLS[@]} and ${#OUTS[@]})"
+((${#URLS[@]} == ${#OUTS[@]})) || die_usage "every --url and --exec needs its --out (got ${#URLS[@]} and ${#OUTS[@]})"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive integer"
 [[ $STOP_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die_usage "--stop-timeout must be a positive integer"
 for f in "${DEPLOY[@]}"; do
@@ -605,14 +608,23 @@ for i in "${!URLS[@]}"; do
         fail "timeout before GET $url"
     fi
     [[ $out != */* || -d ${out%/*} ]] || mkdir -p "${out%/*}"
-    say "GET $url"
-    # -Y off: never a proxy, whatever the environment says.
-    err=$(timeout "$left" "${WGET[@]}" -q -Y off -O "$out.part" "$url" 2>&1)
-    wrc=$?
+    if [[ ${KINDS[i]} == exec ]]; then
+        # a command run while the server is up (e.g. a plain rdma-core client); its output is saved
+        say "run: $url"
+        timeout "$left" bash -c "$url" >"$out.part" 2>&1
+        wrc=$?
+        err=$(tail -5 "$out.part" 2>/dev/null)
+        url="(command) $url"
+    else
+        say "GET $url"
+        # -Y off: never a proxy, whatever the environment says.
+        err=$(timeout "$left" "${WGET[@]}" -q -Y off -O "$out.part" "$url" 2>&1)
+        wrc=$?
+    fi
     sample_memory
     read_console
     if ((wrc != 0)); then
-        rm -f "$out.part"
+        [[ ${KINDS[i]} == exec ]] && mv "$out.part" "$out" || rm -f "$out.part"
         ((wrc != 124)) || FAIL_RC=124
         stop_server
         show_failure "GET $url: ${err:-wget exit $wrc}"
@@ -620,7 +632,7 @@ for i in "${!URLS[@]}"; do
         break
     fi
     mv "$out.part" "$out"
-    say "GET $url: saved to $out"
+    say "${url}: saved to $out"
 done
 
 [[ -z $DIAG ]] || print_diag

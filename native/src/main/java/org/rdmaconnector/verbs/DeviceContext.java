@@ -56,7 +56,7 @@ public final class DeviceContext extends NativeResource {
                     }
                     present.append(present.length() == 0 ? "" : ", ").append(name);
                 }
-                throw new RdmaException("rdma_get_devices", Layout.ENODEV,
+                throw RdmaException.explained("rdma_get_devices", Layout.ENODEV,
                     "no device named '" + deviceName + "'; present: [" + present + "]");
             } finally {
                 RdmaCma.rdma_free_devices(list);
@@ -90,7 +90,8 @@ public final class DeviceContext extends NativeResource {
                         return new DeviceContext(context, deviceName, true);
                     }
                 }
-                throw new RdmaException("ibv_get_device_list", Layout.ENODEV, "no device named '" + deviceName + "'");
+                throw RdmaException.explained("ibv_get_device_list", Layout.ENODEV, "no device named '" + deviceName
+                    + "'");
             } finally {
                 IbVerbs.ibv_free_device_list(list);
             }

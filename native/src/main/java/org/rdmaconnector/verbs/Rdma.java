@@ -79,7 +79,7 @@ public final class Rdma {
                 return device;
             }
         }
-        throw new RdmaException("ibv_get_device_list", org.rdmaconnector.verbs.jna.Layout.ENODEV,
+        throw RdmaException.explained("ibv_get_device_list", org.rdmaconnector.verbs.jna.Layout.ENODEV,
             "no device named '" + name + "'; present: " + devices.stream().map(Device::name).toList());
     }
 }

@@ -43,6 +43,17 @@ public class RdmaException extends RuntimeException {
         this.errno = errno;
     }
 
+    private RdmaException(String function, int errno, String explanation, boolean explained) {
+        super(function + " failed: " + Errno.name(errno) + " (" + errno + "): " + explanation);
+        this.function = function;
+        this.errno = errno;
+    }
+
+    /** An error whose explanation is given, where the errno's usual one would mislead (a device name not found). */
+    public static RdmaException explained(String function, int errno, String explanation) {
+        return new RdmaException(function, errno, explanation, true);
+    }
+
     /** An error from the last native call on this thread: reads errno now, so call it right after the failing call. */
     static RdmaException lastError(String function, String detail) {
         return new RdmaException(function, Mem.errno(), detail);

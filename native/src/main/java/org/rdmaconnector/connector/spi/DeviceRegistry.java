@@ -73,7 +73,8 @@ public final class DeviceRegistry implements AutoCloseable {
     private static String firstActive(int portNumber) {
         List<Device> devices = Rdma.devices(); // ENOSYS: the kernel has no RDMA support
         if (devices.isEmpty()) {
-            throw new RdmaException("ibv_get_device_list", Layout.ENODEV, "no RDMA device is present");
+            throw RdmaException.explained("ibv_get_device_list", Layout.ENODEV,
+                "no RDMA device is present on this machine");
         }
         List<String> states = new ArrayList<>();
         for (Device device : devices) {
@@ -86,8 +87,8 @@ public final class DeviceRegistry implements AutoCloseable {
                 states.add(device.name() + " (" + e.errnoName() + ")");
             }
         }
-        throw new RdmaException("ibv_query_port", Layout.ENODEV, "no device has port " + portNumber + " ACTIVE: "
-            + states);
+        throw RdmaException.explained("ibv_query_port", Layout.ENODEV, "no device has port " + portNumber
+            + " ACTIVE: " + states);
     }
 
     private synchronized void release(Shared entry) {

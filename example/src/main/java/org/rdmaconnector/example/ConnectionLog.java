@@ -1,0 +1,23 @@
+package org.rdmaconnector.example;
+
+import jakarta.ejb.ActivationConfigProperty;
+import jakarta.ejb.MessageDriven;
+import java.lang.System.Logger.Level;
+import org.rdmaconnector.connector.CmEventListener;
+import org.rdmaconnector.connector.ConnectionEvent;
+
+/** Logs the echo service's CM events: who connects, when the connection is up, and when it goes. */
+@MessageDriven(messageListenerInterface = CmEventListener.class, activationConfig = {
+    @ActivationConfigProperty(propertyName = "address", propertyValue = "0.0.0.0"),
+    @ActivationConfigProperty(propertyName = "port", propertyValue = "7471"),
+    @ActivationConfigProperty(propertyName = "receiveBufferCount", propertyValue = "64"),
+    @ActivationConfigProperty(propertyName = "receiveBufferSize", propertyValue = "4096")})
+public class ConnectionLog implements CmEventListener {
+    private static final System.Logger LOG = System.getLogger(ConnectionLog.class.getName());
+
+    @Override
+    public void onCmEvent(ConnectionEvent event) {
+        LOG.log(Level.INFO, "echo service: " + event.type() + " connection " + event.connection().number()
+            + " peer " + event.connection().peerAddress() + (event.status() == 0 ? "" : " status " + event.status()));
+    }
+}

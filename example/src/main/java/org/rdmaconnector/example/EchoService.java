@@ -1,0 +1,25 @@
+package org.rdmaconnector.example;
+
+import jakarta.ejb.ActivationConfigProperty;
+import jakarta.ejb.MessageDriven;
+import org.rdmaconnector.connector.CompletionListener;
+import org.rdmaconnector.connector.MessageCompletion;
+
+/**
+ * The echo service: every message received on a connection the listener accepted is sent back, byte for byte, on the
+ * same connection. Any RDMA CM client that posts a receive and sends a message gets its bytes back (rdma-core's
+ * {@code rdma_client -s ADDRESS} does exactly that).
+ */
+@MessageDriven(messageListenerInterface = CompletionListener.class, activationConfig = {
+    @ActivationConfigProperty(propertyName = "address", propertyValue = "0.0.0.0"),
+    @ActivationConfigProperty(propertyName = "port", propertyValue = "7471"),
+    @ActivationConfigProperty(propertyName = "receiveBufferCount", propertyValue = "64"),
+    @ActivationConfigProperty(propertyName = "receiveBufferSize", propertyValue = "4096")})
+public class EchoService implements CompletionListener {
+    @Override
+    public void onCompletion(MessageCompletion completion) {
+        if (completion.isReceive() && completion.isSuccess()) {
+            completion.connection().send(completion.data());
+        }
+    }
+}
