@@ -120,14 +120,17 @@ public final class ConnectionHandle implements RdmaConnection {
 
     /** Takes the set away without telling the pool; what was made through this handle is closed. */
     public void invalidate() {
-        ChannelSet s;
-        synchronized (this) {
-            s = set;
-            set = null;
-        }
+        ChannelSet s = take();
         if (s != null) {
             release(s);
         }
+    }
+
+    /** Takes the set away from this handle (once): afterwards it is closed. */
+    private synchronized ChannelSet take() {
+        ChannelSet s = set;
+        set = null;
+        return s;
     }
 
     private void release(ChannelSet s) {
@@ -143,11 +146,7 @@ public final class ConnectionHandle implements RdmaConnection {
 
     @Override
     public void close() {
-        ChannelSet s;
-        synchronized (this) {
-            s = set;
-            set = null;
-        }
+        ChannelSet s = take();
         if (s != null) {
             release(s);
             onClose.accept(this);
