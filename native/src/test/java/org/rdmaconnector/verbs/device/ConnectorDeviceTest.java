@@ -28,15 +28,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ConnectionHandle;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
 import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.ListenerHub;
 import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.connector.spi.Pool;
+import org.rdmaconnector.connector.spi.PooledConnections;
 import org.rdmaconnector.connector.spi.Scheduler;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
@@ -151,6 +155,36 @@ class ConnectorDeviceTest {
         }
         activation.close();
         assertEquals(Activation.State.STOPPED, activation.state());
+    }
+
+    @Test
+    void aPooledSetIsCleanedUpAndLentAgain() throws Exception {
+        int port = Loopback.nextPort();
+        Activation activation = hub.activate(listener(port, "accept", null), new Recorder(null));
+        await("listening", () -> activation.state() == Activation.State.LISTENING);
+        try (PooledConnections factory = new PooledConnections(ChannelSettings.DEFAULTS,
+            new Pool.Settings(0, 1, Duration.ofMinutes(1), Duration.ofSeconds(1)), devices, engine,
+            (task, delay) -> () -> { })) {
+            RdmaConnection first = factory.getConnection();
+            ChannelSet set = ((ConnectionHandle) first).channelSet();
+            RdmaEndpoint endpoint = first.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
+            first.register(java.nio.ByteBuffer.allocateDirect(4096));
+            assertTrue(assertThrows(IllegalStateException.class, factory::getConnection).getMessage()
+                .startsWith("all 1 pooled connections are in use"));
+            first.close();
+            assertFalse(endpoint.isConnected(), "closing the handle closed its endpoint");
+            assertThrows(IllegalStateException.class, first::deviceName);
+            assertEquals(0, set.endpointCount());
+            assertEquals(0, set.registeredBytes());
+            await("the peer's connection is gone", () -> activation.connectionCount() == 0);
+            try (RdmaConnection second = factory.getConnection()) {
+                assertEquals(set, ((ConnectionHandle) second).channelSet(), "the same set, lent again");
+                assertEquals("rxe0", second.deviceName());
+                second.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
+            }
+            assertEquals(new Pool.Counters(1, 0, 1, 0, 2, 1, 1, 0), factory.counters());
+        }
+        activation.close();
     }
 
     @Test

@@ -1,0 +1,73 @@
+package org.rdmaconnector.connector.spi;
+
+import java.time.Duration;
+import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.verbs.engine.EventEngine;
+
+/**
+ * A connection factory with its own pool of channel sets, for containers without a JCA pool (OSGi): each
+ * {@link #getConnection()} lends a set as a {@link ConnectionHandle}; closing the handle cleans the set up and gives
+ * it back; a set that saw a fatal event of its device or port is destroyed instead of lent again. Idle sets beyond
+ * the minimum are closed after the idle timeout.
+ */
+public final class PooledConnections implements AutoCloseable {
+    private final ChannelSettings channels;
+    private final Pool<ChannelSet> pool;
+    private final Scheduler scheduler;
+    private volatile Runnable cancelEviction;
+    private volatile boolean closed;
+
+    /**
+     * @throws IllegalArgumentException naming every invalid setting
+     */
+    public PooledConnections(ChannelSettings channels, Pool.Settings pooling, DeviceRegistry devices,
+                             EventEngine engine, Scheduler scheduler) {
+        this.channels = channels.validate();
+        this.scheduler = scheduler;
+        this.pool = new Pool<>(pooling, () -> ChannelSet.open(channels, devices, engine),
+            set -> !set.isClosed() && set.fatalEvent() == null, ChannelSet::cleanup, ChannelSet::close);
+        scheduleEviction();
+    }
+
+    private void scheduleEviction() {
+        Duration period = pool.settings().idleTimeout().dividedBy(2);
+        cancelEviction = scheduler.schedule(() -> {
+            if (!closed) {
+                pool.evictIdle();
+                scheduleEviction();
+            }
+        }, period.isZero() ? Duration.ofMillis(1) : period);
+    }
+
+    /** The channel settings of every set. */
+    public ChannelSettings channelSettings() {
+        return channels;
+    }
+
+    /**
+     * A handle on a pooled set.
+     *
+     * @throws org.rdmaconnector.verbs.RdmaException when a set cannot be opened (the device named, the errno)
+     * @throws IllegalStateException when all sets are in use past the borrow timeout, or the factory is closed
+     */
+    public RdmaConnection getConnection() {
+        ChannelSet set = pool.borrow();
+        return new ConnectionHandle(set, handle -> pool.giveBack(set));
+    }
+
+    /** What the pool holds and has done. */
+    public Pool.Counters counters() {
+        return pool.counters();
+    }
+
+    /** Closes the idle sets now and the borrowed ones when they come back. */
+    @Override
+    public void close() {
+        closed = true;
+        Runnable cancel = cancelEviction;
+        if (cancel != null) {
+            cancel.run();
+        }
+        pool.close();
+    }
+}
