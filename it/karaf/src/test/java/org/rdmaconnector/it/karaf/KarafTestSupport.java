@@ -1,0 +1,362 @@
+package org.rdmaconnector.it.karaf;
+
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+import static org.ops4j.pax.exam.CoreOptions.vmOptions;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.configureConsole;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.karafDistributionConfiguration;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.keepRuntimeFolder;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.logLevel;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.security.PrivilegedActionException;
+import java.security.PrivilegedExceptionAction;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import javax.inject.Inject;
+import javax.security.auth.Subject;
+
+import org.apache.karaf.features.BootFinished;
+import org.apache.karaf.features.Feature;
+import org.apache.karaf.features.FeaturesService;
+import org.apache.karaf.jaas.boot.principal.RolePrincipal;
+import org.apache.karaf.jaas.boot.principal.UserPrincipal;
+import org.junit.Before;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.karaf.options.LogLevelOption.LogLevel;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
+import org.ops4j.pax.exam.util.Filter;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * Base of the Karaf tests: one Karaf 4.4 for all test classes of the module ({@link PerSuite}), offline, fed from the
+ * staged reactor artifacts and the local Maven repository; helpers to run shell commands and to install the feature.
+ *
+ * <p>{@link #config()} runs in the test JVM (Maven's system properties are there); everything else runs inside Karaf,
+ * in the probe bundle, which imports packages dynamically ({@code DynamicImport-Package: *}). Two rules follow:
+ * <ul>
+ * <li>Fields and method signatures name only Karaf, OSGi and JDK types: JUnit reflects on them before the feature is
+ * installed, when rdma-native is not there yet. Call rdma-native in method bodies only.</li>
+ * <li>The probe never loads a class of the shell (commands run by reflection, services are looked up with
+ * {@code getAllServiceReferences}): the first feature:install refreshes the shell, and a probe wired to it would be
+ * refreshed too, in the middle of a test.</li>
+ * </ul>
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerSuite.class)
+public abstract class KarafTestSupport {
+
+    /** The feature repository's Maven URL, as a user types it; set by the build. */
+    static final String FEATURE_REPOSITORY = System.getProperty("rdma.feature.repository",
+            "mvn:org.rdmaconnector/rdma-karaf/0.1.0-SNAPSHOT/xml/features");
+    static final String FEATURE = "rdma-connector";
+    static final String NATIVE_BUNDLE = "org.rdmaconnector.native";
+    static final String JNA_BUNDLE = "com.sun.jna";
+    /** The rdma-native jar this build staged for Karaf; set by the build. */
+    static final String NATIVE_STAGED = System.getProperty("rdma.native.staged");
+
+    private static final long COMMAND_TIMEOUT_SECONDS = 120;
+    private static final String SESSION_FACTORY = "org.apache.karaf.shell.api.console.SessionFactory";
+    private static final String SESSION = "org.apache.karaf.shell.api.console.Session";
+
+    /**
+     * Karaf registers it when the boot features are installed. Pax Exam starts the tests as soon as its probe runs,
+     * which can be earlier: commands are then missing ("Command not found: feature:repo-add") or a session is
+     * interrupted by a refresh of the shell bundles. Injecting it makes every test wait.
+     */
+    @Inject
+    @Filter(timeout = 180_000)
+    protected BootFinished bootFinished;
+
+    @Inject
+    protected BundleContext bundleContext;
+
+    @Inject
+    protected FeaturesService featuresService;
+
+    @Configuration
+    public Option[] config() {
+        List<Option> options = new ArrayList<>(List.of(
+                karafDistributionConfiguration()
+                        .frameworkUrl(new File(required("karaf.distribution")).toURI().toString())
+                        .name("Apache Karaf")
+                        .karafVersion(required("karaf.version"))
+                        .unpackDirectory(new File(required("karaf.exam.dir")))
+                        .useDeployFolder(false),
+                keepRuntimeFolder(),
+                // no local console (no terminal), no ssh port: the tests reach the shell through SessionFactory
+                configureConsole().ignoreLocalConsole().ignoreRemoteShell(),
+                logLevel(LogLevel.INFO),
+                // pax-url offline: the staged reactor artifacts first, then Karaf's system folder, then the local
+                // repository; no remote repository at all
+                editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.offline", "true"),
+                editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.repositories", ""),
+                editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.localRepository",
+                        required("karaf.local.repository")),
+                editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.defaultRepositories",
+                        new File(required("karaf.staged.repository")).toURI() + "@id=rdma.staged@snapshots,"
+                                + "${karaf.home.uri}${karaf.default.repository}@id=system.repository@snapshots,"
+                                + "${karaf.data.uri}kar@id=kar.repository@multi@snapshots"),
+                // read inside Karaf, where Maven's system properties are not
+                systemProperty("rdma.feature.repository").value(FEATURE_REPOSITORY),
+                systemProperty("rdma.native.staged").value(required("rdma.native.staged"))));
+        List<String> vm = new ArrayList<>(
+                Arrays.asList(System.getProperty("karaf.jvm.args", "-Xmx256m").trim().split("\\s+")));
+        // what bin/karaf passes on JDK 9+ and Pax Exam's own launcher does not (the patch-module paths are relative to
+        // the Karaf home, the working directory of the Karaf JVM)
+        vm.addAll(List.of(
+                "--add-reads=java.xml=java.logging",
+                "--add-exports=java.base/org.apache.karaf.specs.locator=java.xml,ALL-UNNAMED",
+                "--patch-module", "java.base=lib/endorsed/org.apache.karaf.specs.locator-" + required("karaf.version") + ".jar",
+                "--patch-module", "java.xml=lib/endorsed/org.apache.karaf.specs.java.xml-" + required("karaf.version") + ".jar",
+                "--add-opens", "java.base/java.security=ALL-UNNAMED",
+                "--add-opens", "java.base/java.net=ALL-UNNAMED",
+                "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+                "--add-opens", "java.base/java.util=ALL-UNNAMED",
+                "--add-opens", "java.naming/javax.naming.spi=ALL-UNNAMED",
+                "--add-opens", "java.rmi/sun.rmi.transport.tcp=ALL-UNNAMED",
+                "--add-exports=java.base/sun.net.www.protocol.file=ALL-UNNAMED",
+                "--add-exports=java.base/sun.net.www.protocol.ftp=ALL-UNNAMED",
+                "--add-exports=java.base/sun.net.www.protocol.http=ALL-UNNAMED",
+                "--add-exports=java.base/sun.net.www.protocol.https=ALL-UNNAMED",
+                "--add-exports=java.base/sun.net.www.protocol.jar=ALL-UNNAMED",
+                "--add-exports=java.base/sun.net.www.content.text=ALL-UNNAMED",
+                "--add-exports=jdk.xml.dom/org.w3c.dom.html=ALL-UNNAMED",
+                "--add-exports=jdk.naming.rmi/com.sun.jndi.url.rmi=ALL-UNNAMED",
+                "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+                "--add-exports=java.security.sasl/com.sun.security.sasl=ALL-UNNAMED",
+                "--add-exports=java.naming/com.sun.jndi.ldap=ALL-UNNAMED"));
+        options.add(vmOptions(vm.toArray(new String[0])));
+        return options.toArray(new Option[0]);
+    }
+
+    private static String required(String name) {
+        String value = System.getProperty(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException("system property " + name + " is not set: run the tests through Maven (mvn verify)");
+        }
+        return value;
+    }
+
+    /**
+     * Runs {@code commandLine} in a new Karaf shell session as the user {@code karaf} (roles admin, manager, viewer, as
+     * in etc/users.properties) and returns what it printed (standard output and error). Fails if the command throws
+     * (Karaf reports unknown commands and bad options that way) or takes too long.
+     */
+    protected String executeCommand(String commandLine) throws Exception {
+        return executeCommand(commandLine, "admin", "manager", "viewer");
+    }
+
+    /**
+     * Runs {@code commandLine} as a user with only these roles. Karaf's command ACLs (etc/org.apache.karaf.command.acl.*)
+     * hide what the roles may not run: such a command fails with "Command not found". Without a Subject every command
+     * guarded by an ACL is hidden.
+     */
+    protected String executeCommand(String commandLine, String... roles) throws Exception {
+        Subject subject = new Subject();
+        subject.getPrincipals().add(new UserPrincipal("karaf"));
+        for (String role : roles) {
+            subject.getPrincipals().add(new RolePrincipal(role));
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        // A fresh SessionFactory for every command, called through its interface by reflection. The first
+        // feature:install refreshes the shell bundles (see installRdmaFeature). A probe that had loaded a class of
+        // the shell API would be wired to them through its DynamicImport-Package and refreshed with them, which ends
+        // the running test ("Invalid BundleContext"); a SessionFactory from before the refresh knows no command.
+        ServiceReference<?> reference = awaitService(SESSION_FACTORY);
+        Object sessionFactory = bundleContext.getService(reference);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Class<?> factoryType = reference.getBundle().loadClass(SESSION_FACTORY);
+            Class<?> sessionType = reference.getBundle().loadClass(SESSION);
+            Object session = factoryType
+                    .getMethod("create", InputStream.class, PrintStream.class, PrintStream.class)
+                    .invoke(sessionFactory, System.in, out, out);
+            Method execute = sessionType.getMethod("execute", CharSequence.class);
+            Future<Object> result = executor.submit(() -> Subject.doAs(subject,
+                    (PrivilegedExceptionAction<Object>) () -> execute.invoke(session, commandLine)));
+            try {
+                Object value = result.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                if (value != null) {
+                    // a Gogo function (scr:list, ...) returns its result, which the console would print
+                    out.println(value);
+                }
+            } catch (ExecutionException e) {
+                throw new CommandFailedException(commandLine, bytes.toString(StandardCharsets.UTF_8), rootOf(e));
+            } catch (TimeoutException e) {
+                result.cancel(true);
+                throw new AssertionError("'" + commandLine + "' did not finish in " + COMMAND_TIMEOUT_SECONDS
+                        + " s; it printed:\n" + bytes.toString(StandardCharsets.UTF_8));
+            } finally {
+                sessionType.getMethod("close").invoke(session);
+            }
+        } finally {
+            executor.shutdownNow();
+            bundleContext.ungetService(reference);
+        }
+        out.flush();
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    /** What a command threw, without the wrappers of the executor, doAs and reflection. */
+    private static Throwable rootOf(Throwable thrown) {
+        Throwable cause = thrown;
+        while ((cause instanceof ExecutionException || cause instanceof PrivilegedActionException
+                || cause instanceof InvocationTargetException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /**
+     * A shell command that threw: what it printed and why. The cause is kept as text: its class (a Gogo or Karaf
+     * exception) exists only inside Karaf, and Pax Exam sends failures to the test JVM serialized.
+     */
+    protected static final class CommandFailedException extends AssertionError {
+        private static final long serialVersionUID = 1L;
+
+        private final String causeType;
+
+        CommandFailedException(String commandLine, String printed, Throwable cause) {
+            super("'" + commandLine + "' failed: " + cause + "\nit printed:\n" + printed + "\n" + stackTrace(cause));
+            this.causeType = cause.getClass().getName();
+        }
+
+        /** The class name of what the command threw. */
+        public String causeType() {
+            return causeType;
+        }
+
+        private static String stackTrace(Throwable cause) {
+            StringWriter text = new StringWriter();
+            cause.printStackTrace(new PrintWriter(text));
+            return text.toString();
+        }
+    }
+
+    /** Every test starts with the feature installed; the first one in a fresh Karaf installs it. */
+    @Before
+    public void installFeature() throws Exception {
+        installRdmaFeature();
+    }
+
+    /**
+     * What a user does: add the feature repository by its Maven URL and install the feature, in the shell. Idempotent,
+     * so every test can call it whatever order the classes run in; returns what the commands printed.
+     *
+     * <p>The first install in a fresh Karaf installs JNA. Karaf's jline bundle imports com.sun.jna optionally, so
+     * Karaf refreshes jline and every bundle wired to it: the whole shell (shell.core, the command bundles) restarts
+     * while feature:install runs, and the session that ran it is interrupted. The installation itself goes on in the
+     * features service. That interruption, and only it, is accepted here; the feature must then end up installed and
+     * the new shell must answer. ({@code feature:install -r} would not refresh, but it is not what users type.)
+     */
+    protected String installRdmaFeature() throws Exception {
+        String printed = executeCommand("feature:repo-add " + FEATURE_REPOSITORY);
+        try {
+            printed += executeCommand("feature:install " + FEATURE);
+        } catch (CommandFailedException e) {
+            if (!InterruptedException.class.getName().equals(e.causeType())) {
+                throw e;
+            }
+            printed += "[the shell restarted during feature:install]\n";
+            System.out.println("rdma-it-karaf: feature:install " + FEATURE + " was interrupted: installing JNA"
+                    + " refreshed jline and with it Karaf's shell. Waiting for the feature and the new shell.");
+        }
+        awaitFeatureInstalled();
+        awaitCommands();
+        return printed;
+    }
+
+    private void awaitFeatureInstalled() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
+        while (true) {
+            Feature feature = featuresService.getFeature(FEATURE);
+            if (feature != null && featuresService.isInstalled(feature)) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(FEATURE + " was not installed after " + COMMAND_TIMEOUT_SECONDS + " s");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** After a shell restart the command bundles register their commands again, each when it starts. */
+    private void awaitCommands() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
+        while (true) {
+            try {
+                executeCommand("feature:list -i");
+                return;
+            } catch (CommandFailedException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    private ServiceReference<?> awaitService(String type) throws InterruptedException, InvalidSyntaxException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
+        while (true) {
+            // getAllServiceReferences, not getServiceReference: the latter checks that the probe sees the service's
+            // package from the same source, and Felix resolves the probe's DynamicImport-Package for that check,
+            // which wires the probe to the shell (see executeCommand)
+            ServiceReference<?>[] references = bundleContext.getAllServiceReferences(type, null);
+            if (references != null && references.length > 0) {
+                return references[0];
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no " + type + " service after " + COMMAND_TIMEOUT_SECONDS + " s");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** The bundle with this symbolic name, or null. */
+    protected Bundle bundle(String symbolicName) {
+        for (Bundle bundle : bundleContext.getBundles()) {
+            if (symbolicName.equals(bundle.getSymbolicName())) {
+                return bundle;
+            }
+        }
+        return null;
+    }
+
+    static String stateName(int state) {
+        switch (state) {
+            case Bundle.UNINSTALLED: return "UNINSTALLED";
+            case Bundle.INSTALLED: return "INSTALLED";
+            case Bundle.RESOLVED: return "RESOLVED";
+            case Bundle.STARTING: return "STARTING";
+            case Bundle.STOPPING: return "STOPPING";
+            case Bundle.ACTIVE: return "ACTIVE";
+            default: return "state " + state;
+        }
+    }
+}
