@@ -363,9 +363,12 @@ final class Listener {
         }
         boolean receive = request.kind() == WorkRequest.Kind.RECEIVE;
         if (!wc.isSuccess() && !connection.disconnected) {
-            // the queue pair is in ERROR now (e.g. a message larger than the buffer): every posted request flushes
-            LOG.log(Level.WARNING, "connection " + connection.number + " with " + connection.peer + " failed: "
-                + (receive ? "receive " : "send ") + wc.statusText() + "; disconnecting");
+            // the queue pair is in ERROR now: every posted request flushes. A flush alone follows a disconnect of
+            // ours (deactivation); any other status is a failure (e.g. a message larger than the buffer)
+            if (wc.status() != Layout.IBV_WC_WR_FLUSH_ERR) {
+                LOG.log(Level.WARNING, "connection " + connection.number + " with " + connection.peer + " failed: "
+                    + (receive ? "receive " : "send ") + wc.statusText() + "; disconnecting");
+            }
             connection.connected = false;
             connection.disconnected = true;
             connection.disconnect();
