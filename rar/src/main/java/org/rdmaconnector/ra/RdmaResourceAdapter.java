@@ -7,14 +7,12 @@ import jakarta.resource.spi.BootstrapContext;
 import jakarta.resource.spi.ResourceAdapter;
 import jakarta.resource.spi.ResourceAdapterInternalException;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
-import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.transaction.xa.XAResource;
 import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ActivationMBeans;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
 import org.rdmaconnector.connector.spi.ListenerHub;
 import org.rdmaconnector.verbs.engine.EventEngine;
@@ -22,7 +20,7 @@ import org.rdmaconnector.verbs.engine.EventEngine;
 /**
  * The RDMA resource adapter: one event engine (its loop as long-running Work, deliveries as Work on the server's
  * WorkManager), the shared device contexts, and the listeners of the activated endpoints. Each activation is shown
- * in JMX as {@code org.rdmaconnector:type=Activation,endpoint=...,listener=...} ({@link ActivationMXBean}).
+ * in JMX as {@code org.rdmaconnector:type=Activation,endpoint=...,listener=...} (see {@link ActivationMBeans}).
  * Deploys without a device: connections then fail with a clear ResourceException and activations wait.
  */
 public class RdmaResourceAdapter implements ResourceAdapter {
@@ -114,7 +112,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         } catch (IllegalArgumentException e) {
             throw new ResourceException(e.getMessage(), e);
         }
-        activations.put(new Key(factory, spec), new Registered(activation, register(activation)));
+        activations.put(new Key(factory, spec), new Registered(activation, ActivationMBeans.register(activation)));
     }
 
     @Override
@@ -126,34 +124,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         Registered registered = activations.remove(key);
         if (registered != null) {
             registered.activation().close();
-            unregister(registered.name());
-        }
-    }
-
-    private static ObjectName register(Activation activation) {
-        try {
-            ObjectName name = new ObjectName("org.rdmaconnector:type=Activation,endpoint="
-                + ObjectName.quote(activation.name()) + ",listener=" + ObjectName.quote(activation.settings().address()
-                + ":" + activation.settings().port()));
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            if (server.isRegistered(name)) {
-                return null; // the same endpoint twice on one listener: the first one is shown
-            }
-            server.registerMBean(new ActivationView(activation), name);
-            return name;
-        } catch (JMException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot show " + activation + " in JMX", e);
-            return null;
-        }
-    }
-
-    private static void unregister(ObjectName name) {
-        if (name != null) {
-            try {
-                ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-            } catch (JMException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "unregistering " + name + " failed", e);
-            }
+            ActivationMBeans.unregister(registered.name());
         }
     }
 
@@ -172,48 +143,5 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     @Override
     public int hashCode() {
         return RdmaResourceAdapter.class.hashCode();
-    }
-
-    /** The JMX view of one activation. */
-    private record ActivationView(Activation activation) implements ActivationMXBean {
-        @Override
-        public String getEndpoint() {
-            return activation.name();
-        }
-
-        @Override
-        public String getListenAddress() {
-            return activation.settings().address() + ":" + activation.settings().port();
-        }
-
-        @Override
-        public String getState() {
-            return activation.state().name();
-        }
-
-        @Override
-        public String getStateDetail() {
-            return activation.stateDetail();
-        }
-
-        @Override
-        public long getDelivered() {
-            return activation.delivered();
-        }
-
-        @Override
-        public long getErrors() {
-            return activation.errors();
-        }
-
-        @Override
-        public int getInFlight() {
-            return activation.inFlight();
-        }
-
-        @Override
-        public int getConnections() {
-            return activation.connectionCount();
-        }
     }
 }

@@ -1,4 +1,4 @@
-package org.rdmaconnector.ra;
+package org.rdmaconnector.connector.spi;
 
 /**
  * An endpoint activation as JMX shows it ({@code org.rdmaconnector:type=Activation,...}): whether it listens or

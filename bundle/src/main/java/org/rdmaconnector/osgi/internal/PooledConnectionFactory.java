@@ -1,0 +1,144 @@
+package org.rdmaconnector.osgi.internal;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.Pool;
+import org.rdmaconnector.connector.spi.PooledConnections;
+import org.rdmaconnector.osgi.RdmaConnectionFactory;
+import org.rdmaconnector.verbs.Rdma;
+import org.rdmaconnector.verbs.RdmaException;
+
+/**
+ * One pooled connection factory per factory configuration of {@value RdmaConnectionFactory#FACTORY_PID}. A
+ * configuration update replaces the pool (sets lent out finish on the old one); without a device the service still
+ * registers and {@link #status()} says what is missing.
+ */
+@Component(configurationPid = RdmaConnectionFactory.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
+    service = RdmaConnectionFactory.class)
+@Designate(ocd = PooledConnectionFactory.Config.class, factory = true)
+public class PooledConnectionFactory implements RdmaConnectionFactory {
+    private static final System.Logger LOG = System.getLogger(PooledConnectionFactory.class.getName());
+
+    /** The configuration (metatype). */
+    @ObjectClassDefinition(name = "RDMA connection factory",
+        description = "A pool of RDMA channel sets (CM event channel, completion channel and queue, PD) on one device")
+    public @interface Config {
+        @AttributeDefinition(description = "Device name, e.g. mlx5_0 or rxe0; empty for the first with port ACTIVE",
+            required = false)
+        String deviceName() default "";
+
+        @AttributeDefinition(description = "Port number, from 1")
+        int portNumber() default 1;
+
+        @AttributeDefinition(description = "Completion queue entries per set (at least maxSendWr + maxRecvWr)")
+        int cqDepth() default 256;
+
+        @AttributeDefinition(description = "Completion vector")
+        int completionVector() default 0;
+
+        @AttributeDefinition(description = "Send work requests per queue pair")
+        int maxSendWr() default 64;
+
+        @AttributeDefinition(description = "Receive work requests per queue pair")
+        int maxRecvWr() default 64;
+
+        @AttributeDefinition(description = "Inline bytes per send")
+        int maxInlineData() default 0;
+
+        @AttributeDefinition(description = "Memory registered through one set, in bytes")
+        long maxRegisteredBytes() default 64L << 20;
+
+        @AttributeDefinition(description = "Sets kept open when idle")
+        int minPoolSize() default 0;
+
+        @AttributeDefinition(description = "Sets at most")
+        int maxPoolSize() default 16;
+
+        @AttributeDefinition(description = "Seconds an idle set beyond the minimum stays open")
+        long idleTimeoutSeconds() default 300;
+
+        @AttributeDefinition(description = "Milliseconds getConnection waits when all sets are lent out")
+        long borrowTimeoutMillis() default 5000;
+    }
+
+    @Reference
+    private RdmaRuntime runtime;
+
+    private volatile PooledConnections pool;
+    private volatile String description;
+
+    @Activate
+    void activate(Config config) {
+        configure(config);
+    }
+
+    @Modified
+    void modified(Config config) {
+        PooledConnections old = pool;
+        configure(config);
+        if (old != null) {
+            old.close();
+        }
+    }
+
+    private void configure(Config config) {
+        ChannelSettings channels = new ChannelSettings(config.deviceName(), config.portNumber(), config.cqDepth(),
+            config.completionVector(), config.maxSendWr(), config.maxRecvWr(), config.maxInlineData(),
+            config.maxRegisteredBytes());
+        Pool.Settings pooling = new Pool.Settings(config.minPoolSize(), config.maxPoolSize(),
+            Duration.ofSeconds(config.idleTimeoutSeconds()), Duration.ofMillis(config.borrowTimeoutMillis()));
+        pool = new PooledConnections(channels, pooling, runtime.devices(), runtime.engine(), runtime.scheduler());
+        description = channels.deviceDescription() + ", pool " + pooling.minSize() + ".." + pooling.maxSize();
+        String missing = missingDevice(channels);
+        LOG.log(missing == null ? Level.INFO : Level.WARNING, "RDMA connection factory on " + description
+            + (missing == null ? "" : ": " + missing));
+    }
+
+    /** Why no set can be opened now, or null when the device is there. */
+    private static String missingDevice(ChannelSettings channels) {
+        try {
+            if (channels.deviceName() == null) {
+                return Rdma.devices().isEmpty() ? "no RDMA device is present on this machine" : null;
+            }
+            Rdma.device(channels.deviceName());
+            return null;
+        } catch (RdmaException | LinkageError e) {
+            return e.getMessage();
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        PooledConnections p = pool;
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    @Override
+    public RdmaConnection getConnection() {
+        return pool.getConnection();
+    }
+
+    @Override
+    public Pool.Counters counters() {
+        return pool.counters();
+    }
+
+    @Override
+    public String status() {
+        String missing = missingDevice(pool.channelSettings());
+        return description + (missing == null ? ", device present" : ", waiting: " + missing) + ", " + counters();
+    }
+}
