@@ -61,7 +61,8 @@ public class RdmaRuntime {
         LOG.log(Level.INFO, "RDMA runtime stopped");
     }
 
-    EventEngine engine() {
+    /** The engine (its registrations are the open channels). */
+    public EventEngine engine() {
         return engine;
     }
 
@@ -69,7 +70,8 @@ public class RdmaRuntime {
         return devices;
     }
 
-    ListenerHub hub() {
+    /** The listener hub (its activations are the listeners). */
+    public ListenerHub hub() {
         return hub;
     }
 
