@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.AsyncEvent;
+import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.CmEvent;
 import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.CmId;
@@ -146,7 +147,7 @@ public final class ChannelSet implements AutoCloseable {
     private void onAsyncEvent(AsyncEvent event) {
         boolean ours = !event.type().isPortEvent() || event.portNumber() == settings.portNumber();
         // a CQ error on a shared context may be another set's queue; this set then fails on its own completions
-        if ((event.type().isFatal() || event.type() == org.rdmaconnector.verbs.AsyncEventType.CQ_ERR) && ours) {
+        if ((event.type().isFatal() || event.type() == AsyncEventType.CQ_ERR) && ours) {
             fatalEvent = event;
             Consumer<AsyncEvent> listener = fatalListener;
             if (listener != null) {
@@ -218,8 +219,7 @@ public final class ChannelSet implements AutoCloseable {
                 throw new IllegalStateException(remote + " is reached through device " + routed + ", and this "
                     + "connection is on device " + deviceName() + "; use a connection factory for " + routed);
             }
-            reserve(RcConnection.stagingBytes(RdmaEndpoint.MAX_STAGED_MESSAGE, settings.maxSendWr(),
-                settings.maxRecvWr()));
+            reserve(endpointStagingBytes());
             endpoint.reserved = true;
             endpoint.connection = new RcConnection(endpoint.id, pd, cq, new QueuePairCapabilities(settings.maxSendWr(),
                 settings.maxRecvWr(), 1, 1, settings.maxInlineData()), RdmaEndpoint.MAX_STAGED_MESSAGE,
@@ -232,6 +232,11 @@ public final class ChannelSet implements AutoCloseable {
             endpoint.close();
             throw e;
         }
+    }
+
+    /** What one endpoint registers for its own send and receive slots. */
+    private long endpointStagingBytes() {
+        return RcConnection.stagingBytes(RdmaEndpoint.MAX_STAGED_MESSAGE, settings.maxSendWr(), settings.maxRecvWr());
     }
 
     private static Duration remaining(long deadline) {
@@ -429,8 +434,7 @@ public final class ChannelSet implements AutoCloseable {
                     id.close();
                 }
                 if (reserved) {
-                    registeredBytes.addAndGet(-RcConnection.stagingBytes(RdmaEndpoint.MAX_STAGED_MESSAGE,
-                        settings.maxSendWr(), settings.maxRecvWr()));
+                    registeredBytes.addAndGet(-endpointStagingBytes());
                 }
             }
         }

@@ -20,15 +20,9 @@ public record Cidr(InetAddress network, int prefixLength) {
     public static Cidr parse(String text) {
         String t = text == null ? "" : text.trim();
         int slash = t.indexOf('/');
-        String host = slash < 0 ? t : t.substring(0, slash);
-        if (!host.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {
+        InetAddress address = literal(slash < 0 ? t : t.substring(0, slash));
+        if (address == null) {
             throw new IllegalArgumentException("allowed peer '" + text + "' is not an IP address or CIDR block");
-        }
-        InetAddress address;
-        try {
-            address = InetAddress.getByName(host);
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("allowed peer '" + text + "' is not an IP address or CIDR block", e);
         }
         int bits = address.getAddress().length * 8;
         int prefix;
@@ -45,6 +39,19 @@ public record Cidr(InetAddress network, int prefixLength) {
             return new Cidr(InetAddress.getByAddress(masked), prefix);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The IPv4 or IPv6 address {@code text} spells (trimmed), or null when it is no address literal (never a name). */
+    static InetAddress literal(String text) {
+        String t = text == null ? "" : text.trim();
+        if (!t.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {
+            return null;
+        }
+        try {
+            return InetAddress.getByName(t); // a literal: no name lookup
+        } catch (UnknownHostException e) {
+            return null;
         }
     }
 

@@ -52,7 +52,7 @@ final class Listener {
     private final DeviceRegistry devices;
     private final EventEngine engine;
     private final Scheduler scheduler;
-    private final Runnable onStopped;
+    private final java.util.function.Consumer<Listener> onStopped;
     private final List<Activation> activations = new CopyOnWriteArrayList<>();
     private final Map<CmId, Inbound> connections = new ConcurrentHashMap<>();
     private final Map<String, PerDevice> perDevice = new HashMap<>();
@@ -71,7 +71,7 @@ final class Listener {
     private Registration cmRegistration;
 
     Listener(ListenerSettings settings, DeviceRegistry devices, EventEngine engine, Scheduler scheduler,
-             Runnable onStopped) {
+             java.util.function.Consumer<Listener> onStopped) {
         this.settings = settings;
         this.devices = devices;
         this.engine = engine;
@@ -242,7 +242,7 @@ final class Listener {
         if (channel != null) {
             channel.close(); // destroys the listening id
         }
-        onStopped.run();
+        onStopped.accept(this);
         LOG.log(Level.INFO, "RDMA listener on " + settings.address() + ":" + settings.port() + " stopped");
     }
 

@@ -46,7 +46,7 @@ public final class ListenerHub implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("ListenerHub is closed");
             }
-            String key = settings.address().trim() + ":" + settings.port();
+            String key = keyOf(settings);
             listener = listeners.get(key);
             if (listener != null && listener.isStopped()) {
                 listener = null; // its last activation closed and it is stopping: start a new one
@@ -57,9 +57,7 @@ public final class ListenerHub implements AutoCloseable {
                     + "; endpoints on one address must agree on all but MaxConcurrentDeliveries");
             }
             if (listener == null) {
-                Listener[] created = new Listener[1];
-                listener = new Listener(settings, devices, engine, scheduler, () -> forget(key, created[0]));
-                created[0] = listener;
+                listener = new Listener(settings, devices, engine, scheduler, this::forget);
                 listeners.put(key, listener);
             }
             activation = new Activation(settings, sink, listener);
@@ -74,8 +72,13 @@ public final class ListenerHub implements AutoCloseable {
             + ", " + s.receiveBufferCount() + " x " + s.receiveBufferSize() + " byte buffers";
     }
 
-    private synchronized void forget(String key, Listener stopped) {
-        listeners.remove(key, stopped);
+    private static String keyOf(ListenerSettings settings) {
+        return settings.address().trim() + ":" + settings.port();
+    }
+
+    /** Called by a listener that stopped: a new one may already stand under its key. */
+    private synchronized void forget(Listener stopped) {
+        listeners.remove(keyOf(stopped.settings()), stopped);
     }
 
     /** The activations of every listener. */

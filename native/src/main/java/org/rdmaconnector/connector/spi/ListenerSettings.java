@@ -2,7 +2,6 @@ package org.rdmaconnector.connector.spi;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import org.rdmaconnector.connector.AcceptPolicy;
@@ -48,7 +47,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         List<String> problems = new ArrayList<>();
         if (address == null || address.isBlank()) {
             problems.add("Address must be set (an IP address of an RDMA device, or 0.0.0.0)");
-        } else if (!isLiteral(address)) {
+        } else if (Cidr.literal(address) == null) {
             problems.add("Address '" + address + "' is not an IP address");
         }
         ChannelSettings.check(problems, "Port", port, 1, 65_535);
@@ -78,11 +77,11 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
 
     /** The listen address. */
     public InetSocketAddress socketAddress() {
-        try {
-            return new InetSocketAddress(InetAddress.getByName(address.trim()), port);
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("Address '" + address + "' is not an IP address", e);
+        InetAddress literal = Cidr.literal(address);
+        if (literal == null) {
+            throw new IllegalArgumentException("Address '" + address + "' is not an IP address");
         }
+        return new InetSocketAddress(literal, port);
     }
 
     /** Whether {@code peer} may connect. */
@@ -100,16 +99,4 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
             receiveBufferSize, concurrency);
     }
 
-    private static boolean isLiteral(String text) {
-        String t = text.trim();
-        if (!t.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {
-            return false;
-        }
-        try {
-            InetAddress.getByName(t); // a literal: no name lookup
-            return true;
-        } catch (UnknownHostException e) {
-            return false;
-        }
-    }
 }

@@ -219,19 +219,6 @@ public final class Pool<R> implements AutoCloseable {
         }
     }
 
-    /** Destroys a borrowed resource that failed instead of giving it back (e.g. its device died). */
-    public void discard(R resource) {
-        lock.lock();
-        try {
-            borrowed--;
-            invalid.incrementAndGet();
-            available.signal();
-        } finally {
-            lock.unlock();
-        }
-        destroy(resource);
-    }
-
     /** Destroys idle resources beyond the minimum that have been idle longer than the idle timeout. */
     public void evictIdle() {
         long now = System.nanoTime();

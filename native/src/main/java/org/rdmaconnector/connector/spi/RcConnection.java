@@ -31,6 +31,7 @@ final class RcConnection {
     private final MemoryRegion staging;
     private final int slotSize;
     private final int sendSlots;
+    private final int recvSlots;
     private final ArrayDeque<Integer> freeSend = new ArrayDeque<>();
     private final ArrayDeque<Integer> freeRecv = new ArrayDeque<>();
     private final Map<Long, Posted> posted = new ConcurrentHashMap<>();
@@ -47,10 +48,12 @@ final class RcConnection {
         this.id = id;
         this.slotSize = slotSize;
         this.sendSlots = sendSlots;
+        this.recvSlots = recvSlots;
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
         try {
-            this.staging = pd.register(ByteBuffer.allocateDirect(Math.max(1, (sendSlots + recvSlots) * slotSize)));
+            this.staging = pd.register(ByteBuffer.allocateDirect(
+                Math.max(1, Math.toIntExact(stagingBytes(slotSize, sendSlots, recvSlots)))));
         } catch (RuntimeException e) {
             qp.close();
             throw e;
@@ -104,17 +107,13 @@ final class RcConnection {
 
     /** Posts a receive into a free receive slot. */
     WorkRequest receiveStaged() {
-        int slot = take(freeRecv, "receive", freeRecvCapacity());
+        int slot = take(freeRecv, "receive", recvSlots);
         return post(WorkRequest.Kind.RECEIVE, slot, staging, slot * slotSize, slotSize);
     }
 
     /** Posts a receive into a region of the application's. */
     WorkRequest receive(MemoryRegion region, int offset, int length) {
         return post(WorkRequest.Kind.RECEIVE, -1, region, offset, length);
-    }
-
-    private int freeRecvCapacity() {
-        return staging.length() / Math.max(1, slotSize) - sendSlots;
     }
 
     private synchronized int take(ArrayDeque<Integer> free, String kind, int total) {
