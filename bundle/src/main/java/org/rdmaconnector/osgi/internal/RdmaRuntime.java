@@ -1,7 +1,6 @@
 package org.rdmaconnector.osgi.internal;
 
 import java.lang.System.Logger.Level;
-import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,6 +26,7 @@ public class RdmaRuntime {
 
     private ExecutorService delivery;
     private ScheduledExecutorService timer;
+    private Scheduler scheduler;
     private EventEngine engine;
     private DeviceRegistry devices;
     private ListenerHub hub;
@@ -37,16 +37,13 @@ public class RdmaRuntime {
         timer = Executors.newSingleThreadScheduledExecutor(named("rdma-timer"));
         engine = new EventEngine(named("rdma-event-loop"), delivery);
         devices = new DeviceRegistry(engine);
-        Scheduler scheduler = (task, delay) -> {
+        scheduler = (task, delay) -> {
             ScheduledFuture<?> future = timer.schedule(task, Math.max(1, delay.toMillis()), TimeUnit.MILLISECONDS);
             return () -> future.cancel(false);
         };
         hub = new ListenerHub(devices, engine, scheduler);
-        this.scheduler = scheduler;
         LOG.log(Level.INFO, "RDMA runtime started");
     }
-
-    private Scheduler scheduler;
 
     @Deactivate
     void deactivate() throws InterruptedException {
@@ -77,10 +74,6 @@ public class RdmaRuntime {
 
     Scheduler scheduler() {
         return scheduler;
-    }
-
-    static Duration seconds(long s) {
-        return Duration.ofSeconds(s);
     }
 
     private static ThreadFactory named(String name) {

@@ -75,9 +75,10 @@ public class RdmaServlet extends HttpServlet {
             Thread.sleep(20);
         }
         List<String> received = recorder.received();
-        boolean inOrder = received.size() == k;
+        List<Long> sequences = recorder.receiveSequences();
+        boolean inOrder = received.size() == k && sequences.size() == k;
         for (int i = 0; inOrder && i < k; i++) {
-            inOrder = received.get(i).equals(Client.message(i)) && recorder.receiveSequences().get(i) == i + 1;
+            inOrder = received.get(i).equals(Client.message(i)) && sequences.get(i) == i + 1;
         }
         lines.add("cm-events " + String.join(",", recorder.cmEvents()));
         lines.add("received " + received.size());
