@@ -2,6 +2,7 @@ package org.rdmaconnector.verbs;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -18,6 +19,8 @@ public final class CompletionChannel extends FdChannel {
     private final DeviceContext context;
     private final long channel;
     private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+    private final AtomicLong received = new AtomicLong();
+    private final AtomicLong acknowledged = new AtomicLong();
 
     CompletionChannel(DeviceContext context, long channel) {
         super(Mem.getInt(channel + Layout.IBV_COMP_CHANNEL_FD), "completion channel");
@@ -54,11 +57,26 @@ public final class CompletionChannel extends FdChannel {
                 IbVerbs.ibv_ack_cq_events(cq, 1);
                 throw new IllegalStateException("event for a completion queue unknown to this channel");
             }
+            received.incrementAndGet();
             queue.eventReceived();
             return queue;
         } finally {
             release();
         }
+    }
+
+    /** Events {@link #getCqEvent()} has returned. */
+    public long eventsReceived() {
+        return received.get();
+    }
+
+    /** Events acknowledged by the queues of this channel (batched, or when a queue closed). */
+    public long eventsAcknowledged() {
+        return acknowledged.get();
+    }
+
+    void acknowledged(int events) {
+        acknowledged.addAndGet(events);
     }
 
     void attach(CompletionQueue queue, long cq) {

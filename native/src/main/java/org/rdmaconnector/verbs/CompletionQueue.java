@@ -117,6 +117,7 @@ public final class CompletionQueue extends NativeResource {
         if (n > 0) {
             IbVerbs.ibv_ack_cq_events(cq, n);
             acked.addAndGet(n);
+            channel.acknowledged(n);
         }
     }
 

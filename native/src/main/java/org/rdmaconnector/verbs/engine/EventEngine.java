@@ -524,6 +524,12 @@ public final class EventEngine implements AutoCloseable {
         }
 
         @Override
+        public long eventsAcked() {
+            long acked = source.acknowledged();
+            return acked < 0 ? read : acked;
+        }
+
+        @Override
         public long eventsDelivered() {
             return delivered.get();
         }
@@ -550,7 +556,7 @@ public final class EventEngine implements AutoCloseable {
 
         @Override
         public String toString() {
-            return "Registration[" + name + ", read " + read + ", delivered " + delivered + ", errors " + errors
+            return "Registration[" + name + ", read " + read + ", acked " + eventsAcked() + ", delivered " + delivered + ", errors " + errors
                 + ", in flight " + inFlight + (paused ? ", paused" : "") + (removed ? ", removed]" : "]");
         }
 

@@ -30,6 +30,14 @@ public interface EventSource<E> {
     default void close() {
     }
 
+    /**
+     * The kernel events this source has acknowledged, or -1 (the default) when each event is acknowledged as
+     * {@link #next()} reads it. Called from any thread.
+     */
+    default long acknowledged() {
+        return -1;
+    }
+
     /** A name for logs and counters. */
     default String name() {
         return getClass().getSimpleName() + "[fd " + fd() + "]";

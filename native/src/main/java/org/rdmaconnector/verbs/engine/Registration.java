@@ -9,8 +9,14 @@ public interface Registration extends AutoCloseable {
     /** The source's name. */
     String name();
 
-    /** Events read from the source (each acknowledged at once). */
+    /** Events read from the source (for a completion channel: work completions). */
     long eventsRead();
+
+    /**
+     * Kernel events acknowledged: CM and async events as they are read; a completion channel's CQ events in batches,
+     * every one by the time the channel's queues close.
+     */
+    long eventsAcked();
 
     /** Events the handler returned from (normally or with an exception). */
     long eventsDelivered();

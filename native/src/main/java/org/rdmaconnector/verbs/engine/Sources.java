@@ -181,6 +181,11 @@ public final class Sources {
         }
 
         @Override
+        public long acknowledged() {
+            return channel.eventsAcknowledged();
+        }
+
+        @Override
         public String name() {
             return "completions[fd " + fd + "]";
         }

@@ -139,7 +139,11 @@ class EngineDeviceTest {
             }
             assertTrue(maxInFlight.get() <= bound, "in flight exceeded the bound: " + maxInFlight.get());
             assertEquals(messages, registration[0].eventsRead());
+            assertTrue(registration[0].eventsAcked() <= link.server.channel().eventsReceived());
             registration[0].close();
+            assertTrue(registration[0].eventsAcked() > 0, "CQ events were acknowledged");
+            assertEquals(link.server.channel().eventsReceived(), registration[0].eventsAcked(),
+                "every CQ event the channel gave is acknowledged once the source is closed");
         }
     }
 
@@ -159,7 +163,7 @@ class EngineDeviceTest {
             Thread.sleep(30);
             delivered.incrementAndGet();
         }, 8);
-        engine.register(Sources.cmEvents(link.serverEvents), cmEvents::add);
+        Registration cm = engine.register(Sources.cmEvents(link.serverEvents), cmEvents::add);
         sendSequence(link, messages);
         await("some in flight", () -> completions.inFlight() > 0);
         link.client.id().disconnect();
@@ -170,6 +174,8 @@ class EngineDeviceTest {
         assertEquals(completions.eventsRead(), delivered.get());
         assertFalse(completions.eventsRead() > messages);
         assertEquals(0, link.server.cq().unackedEvents(), "every completion event acknowledged");
+        assertEquals(link.server.channel().eventsReceived(), completions.eventsAcked());
+        assertEquals(cm.eventsRead(), cm.eventsAcked(), "CM events are acknowledged as they are read");
         link.close();
         assertEquals(fdsBefore, TestProbes.openFds(), "open fds before and after (/proc/self/fd)");
     }

@@ -133,6 +133,7 @@ class EventEngineTest {
         writer.join();
         assertInOrder(seen, n);
         assertEquals(n, reg.eventsRead());
+        assertEquals(n, reg.eventsAcked(), "a source without its own count acknowledges each event it reads");
         assertEquals(n, reg.eventsDelivered());
         assertEquals(0, reg.inFlight());
         assertEquals(0, reg.errors());

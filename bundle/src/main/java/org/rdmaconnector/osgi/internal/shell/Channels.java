@@ -9,7 +9,8 @@ import org.rdmaconnector.verbs.engine.Registration;
 
 /**
  * {@code rdma:channels}: each channel the engine reads (CM event channels, completion channels, async fds) with its
- * counters. Events are acknowledged as they are read (CQ events in batches, all by the time the channel closes).
+ * counters: events read (a completion channel's are work completions), kernel events acknowledged (a completion
+ * channel's CQ events, in batches), delivered, errors, in flight.
  */
 @Service
 @Command(scope = "rdma", name = "channels", description = "Lists the open RDMA channels with their counters")
@@ -24,7 +25,7 @@ public class Channels implements Action {
             System.out.println("no channel is open");
         }
         for (Registration r : registrations) {
-            System.out.println(r.name() + " read " + r.eventsRead() + " acked " + r.eventsRead() + " delivered "
+            System.out.println(r.name() + " read " + r.eventsRead() + " acked " + r.eventsAcked() + " delivered "
                 + r.eventsDelivered() + " errors " + r.errors() + " in-flight " + r.inFlight()
                 + (r.isPaused() ? " paused" : ""));
         }
