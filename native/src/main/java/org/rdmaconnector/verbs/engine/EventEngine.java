@@ -58,6 +58,12 @@ public final class EventEngine implements AutoCloseable {
     private final CountDownLatch loopExited = new CountDownLatch(1);
     private final AtomicInteger nextToken = new AtomicInteger();
     private volatile Thread loop;
+    // why the loop ended without close(), or null
+    private volatile Throwable loopFailure;
+    // set under the lock of wakeBuffer (resp. ctlEvent) when the loop closed the eventfd (resp. epoll fd): the fd
+    // number may belong to another file by then, so nothing may write to it or control it again
+    private boolean wakeFdClosed;
+    private boolean epfdClosed;
     // the loop has a thread of its own (from a ThreadFactory), which close() waits to end
     private final boolean ownThread;
 
@@ -226,12 +232,18 @@ public final class EventEngine implements AutoCloseable {
 
     private void ensureOpen() {
         if (closing.get()) {
-            throw new IllegalStateException("EventEngine is closed");
+            Throwable failure = loopFailure;
+            throw failure == null ? new IllegalStateException("EventEngine is closed")
+                : new IllegalStateException("EventEngine is closed: its loop failed (" + failure + ")", failure);
         }
     }
 
     private void control(int op, int fd, int events, long token) {
         synchronized (ctlEvent) {
+            if (epfdClosed) {
+                ensureOpen();
+                throw new IllegalStateException("EventEngine is closed");
+            }
             ctlEvent.setInt(Layout.EPOLL_EVENT_EVENTS, events);
             ctlEvent.setLong(Layout.EPOLL_EVENT_DATA, token);
             if (LibC.epoll_ctl(epfd, op, fd, Mem.address(ctlEvent)) != 0) {
@@ -244,8 +256,10 @@ public final class EventEngine implements AutoCloseable {
     private void wake() {
         if (Thread.currentThread() != loop && wakePending.compareAndSet(false, true)) {
             synchronized (wakeBuffer) {
-                wakeBuffer.setLong(0, 1);
-                LibC.write(wakeFd, Mem.address(wakeBuffer), 8);
+                if (!wakeFdClosed) {
+                    wakeBuffer.setLong(0, 1);
+                    LibC.write(wakeFd, Mem.address(wakeBuffer), 8);
+                }
             }
         }
     }
@@ -292,16 +306,27 @@ public final class EventEngine implements AutoCloseable {
                 }
             }
         } catch (Throwable t) {
-            LOG.log(Level.ERROR, "RDMA event loop failed", t);
+            loopFailure = t;
+            LOG.log(Level.ERROR, "RDMA event loop failed; the engine is closed", t);
         } finally {
+            // a loop that failed (or whose epoll_wait did) closes the engine: nothing may register on it any more
+            if (closing.compareAndSet(false, true) && loopFailure == null) {
+                loopFailure = new IllegalStateException("epoll_wait failed");
+            }
             for (Runnable command; (command = commands.poll()) != null; ) {
                 command.run();
             }
             for (Reg<?> reg : new ArrayList<>(registrations.values())) {
                 reg.remove();
             }
-            LibC.close(wakeFd);
-            LibC.close(epfd);
+            synchronized (wakeBuffer) {
+                wakeFdClosed = true;
+                LibC.close(wakeFd);
+            }
+            synchronized (ctlEvent) {
+                epfdClosed = true;
+                LibC.close(epfd);
+            }
             epollEvents.close();
             loopExited.countDown();
         }

@@ -286,6 +286,25 @@ class EventEngineTest {
     }
 
     @Test
+    void aLoopThatFailsClosesTheEngineAndItsFds() throws Exception {
+        Pipe pipe = pipe();
+        engine.close();
+        long fdsBefore = TestProbes.openFds();
+        engine = new EventEngine(threads, pool);
+        engine.register(pipe, e -> { });
+        pipe.crashNext = new AssertionError("a bug in a source");
+        assertTrue(pipe.write(0, 0));
+        Thread loop = loopThreads.get(1);
+        await("the loop ended", () -> !loop.isAlive());
+        assertEquals(1, pipe.closed.get(), "the failed loop removed its sources");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> engine.register(pipe, x -> { }));
+        assertTrue(e.getMessage().contains("its loop failed (java.lang.AssertionError: a bug in a source)"),
+            e.getMessage());
+        engine.close();
+        assertEquals(fdsBefore, TestProbes.openFds(), "the epoll fd and the eventfd are closed");
+    }
+
+    @Test
     void aSourceThatNeverRunsDryDoesNotStarveTheOthers() throws Exception {
         int eventFd = LibC.eventfd(1, Layout.EFD_NONBLOCK | Layout.EFD_CLOEXEC); // always readable
         try {

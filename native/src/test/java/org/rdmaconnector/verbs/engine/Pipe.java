@@ -18,6 +18,7 @@ final class Pipe implements EventSource<long[]> {
     final AtomicInteger closed = new AtomicInteger();
     volatile boolean keyed;
     volatile RuntimeException failNext;
+    volatile Error crashNext;
     private final Memory buffer = Mem.allocate(8);
     private final Memory writeBuffer = Mem.allocate(8);
 
@@ -53,6 +54,10 @@ final class Pipe implements EventSource<long[]> {
         RuntimeException failure = failNext;
         if (failure != null) {
             throw failure;
+        }
+        Error crash = crashNext;
+        if (crash != null) {
+            throw crash;
         }
         long n = LibC.read(readFd, Mem.address(buffer), 8);
         if (n < 0) {
