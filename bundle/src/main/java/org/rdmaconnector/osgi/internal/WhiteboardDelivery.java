@@ -1,9 +1,11 @@
 package org.rdmaconnector.osgi.internal;
 
 import java.lang.System.Logger.Level;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import javax.management.ObjectName;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -22,61 +24,83 @@ import org.rdmaconnector.osgi.Whiteboard;
 
 /**
  * The whiteboard: every {@link CmEventListener} and {@link CompletionListener} service with {@code rdma.address}
- * and {@code rdma.port} is activated on the shared listener hub, exactly like an MDB on the resource adapter;
- * property changes re-activate it, unregistering deactivates it.
+ * and {@code rdma.port} is activated on the shared listener hub, exactly like an MDB on the resource adapter. A
+ * service registered under both types is one activation that gets both kinds of events; a change of its
+ * {@code rdma.*} properties re-activates it, unregistering deactivates it.
  */
 @Component(immediate = true, service = WhiteboardDelivery.class)
 public class WhiteboardDelivery {
     private static final System.Logger LOG = System.getLogger(WhiteboardDelivery.class.getName());
+    private static final String OBJECT_CLASS = "objectClass";
+    private static final String SERVICE_ID = "service.id";
 
     // by constructor: bound before the listener references, which need it at once
     private final RdmaRuntime runtime;
+    /** By service id; an entry without activation is a service whose properties were refused (logged once). */
+    private final Map<Object, Entry> entries = new HashMap<>();
 
     @Activate
     public WhiteboardDelivery(@Reference RdmaRuntime runtime) {
         this.runtime = runtime;
     }
 
-    private final Map<Object, Activation> activations = new ConcurrentHashMap<>();
-    private final Map<Object, javax.management.ObjectName> names = new ConcurrentHashMap<>();
-
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
         unbind = "removeCmEventListener", updated = "updatedCmEventListener")
     void addCmEventListener(CmEventListener listener, Map<String, Object> properties) {
-        activate(listener, properties);
+        bind(listener, properties);
     }
 
     void updatedCmEventListener(CmEventListener listener, Map<String, Object> properties) {
-        deactivate(listener);
-        activate(listener, properties);
+        update(listener, properties);
     }
 
-    void removeCmEventListener(CmEventListener listener) {
-        deactivate(listener);
+    void removeCmEventListener(CmEventListener listener, Map<String, Object> properties) {
+        unbind(properties);
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
         unbind = "removeCompletionListener", updated = "updatedCompletionListener")
     void addCompletionListener(CompletionListener listener, Map<String, Object> properties) {
-        activate(listener, properties);
+        bind(listener, properties);
     }
 
     void updatedCompletionListener(CompletionListener listener, Map<String, Object> properties) {
-        deactivate(listener);
-        activate(listener, properties);
+        update(listener, properties);
     }
 
-    void removeCompletionListener(CompletionListener listener) {
-        deactivate(listener);
+    void removeCompletionListener(CompletionListener listener, Map<String, Object> properties) {
+        unbind(properties);
     }
 
-    /** The whiteboard's activations now (for the shell commands and tests). */
-    List<Activation> activations() {
-        return List.copyOf(activations.values());
+    // The second bind of a service registered under both types finds its entry.
+    private synchronized void bind(Object service, Map<String, Object> properties) {
+        entries.computeIfAbsent(properties.get(SERVICE_ID), id -> activate(service, properties));
     }
 
-    private void activate(Object service, Map<String, Object> properties) {
-        String name = service.getClass().getName() + "#" + properties.get("service.id");
+    // Both references report each update: re-activate only when what the activation was made from changed.
+    private synchronized void update(Object service, Map<String, Object> properties) {
+        Entry entry = entries.get(properties.get(SERVICE_ID));
+        if (entry != null && entry.key().equals(Entry.keyOf(properties))) {
+            return;
+        }
+        unbind(properties);
+        bind(service, properties);
+    }
+
+    private synchronized void unbind(Map<String, Object> properties) {
+        Entry entry = entries.remove(properties.get(SERVICE_ID));
+        if (entry != null) {
+            entry.close();
+        }
+    }
+
+    private Entry activate(Object service, Map<String, Object> properties) {
+        String name = service.getClass().getName() + "#" + properties.get(SERVICE_ID);
+        List<String> types = properties.get(OBJECT_CLASS) instanceof String[] classes ? Arrays.asList(classes)
+            : List.of();
+        boolean cmEvents = service instanceof CmEventListener && types.contains(CmEventListener.class.getName());
+        boolean completions = service instanceof CompletionListener
+            && types.contains(CompletionListener.class.getName());
         try {
             ListenerSettings settings = ListenerSettings.of(text(properties.get(Whiteboard.ADDRESS)),
                 number(properties.get(Whiteboard.PORT)), number(properties.get(Whiteboard.BACKLOG)),
@@ -84,31 +108,19 @@ public class WhiteboardDelivery {
                 number(properties.get(Whiteboard.RECEIVE_BUFFER_COUNT)),
                 number(properties.get(Whiteboard.RECEIVE_BUFFER_SIZE)),
                 number(properties.get(Whiteboard.MAX_CONCURRENT_DELIVERIES)));
-            Activation activation = runtime.hub().activate(settings, new ServiceSink(service, name));
-            activations.put(service, activation);
-            javax.management.ObjectName shown = ActivationMBeans.register(activation);
-            if (shown != null) {
-                names.put(service, shown);
-            }
+            Activation activation = runtime.hub().activate(settings,
+                new ServiceSink(service, name, cmEvents, completions));
+            return new Entry(Entry.keyOf(properties), activation, ActivationMBeans.register(activation));
         } catch (IllegalArgumentException e) {
             LOG.log(Level.ERROR, "RDMA whiteboard service " + name + " is not activated: " + e.getMessage());
+            return new Entry(Entry.keyOf(properties), null, null);
         }
-    }
-
-    private void deactivate(Object service) {
-        Activation activation = activations.remove(service);
-        if (activation != null) {
-            activation.close();
-        }
-        ActivationMBeans.unregister(names.remove(service));
     }
 
     @Deactivate
-    void stop() {
-        activations.values().forEach(Activation::close);
-        activations.clear();
-        names.values().forEach(ActivationMBeans::unregister);
-        names.clear();
+    synchronized void stop() {
+        entries.values().forEach(Entry::close);
+        entries.clear();
     }
 
     private static String text(Object value) {
@@ -129,18 +141,30 @@ public class WhiteboardDelivery {
         }
     }
 
-    /** Delivers to a whiteboard service. */
-    private record ServiceSink(Object service, String name) implements EndpointSink {
-        @Override
-        public boolean receivesCmEvents() {
-            return service instanceof CmEventListener;
+    /** A whiteboard service's activation (null when refused), its MBean name, and the properties it came from. */
+    private record Entry(Map<String, String> key, Activation activation, ObjectName shown) {
+        /** The {@code rdma.*} properties as text: what an activation depends on. */
+        static Map<String, String> keyOf(Map<String, Object> properties) {
+            Map<String, String> key = new HashMap<>();
+            properties.forEach((k, v) -> {
+                if (k.startsWith("rdma.")) {
+                    key.put(k, String.valueOf(v));
+                }
+            });
+            return key;
         }
 
-        @Override
-        public boolean receivesCompletions() {
-            return service instanceof CompletionListener;
+        void close() {
+            if (activation != null) {
+                activation.close();
+            }
+            ActivationMBeans.unregister(shown);
         }
+    }
 
+    /** Delivers to a whiteboard service the kinds of events it is registered for. */
+    private record ServiceSink(Object service, String name, boolean receivesCmEvents, boolean receivesCompletions)
+        implements EndpointSink {
         @Override
         public void deliver(ConnectionEvent event) {
             ((CmEventListener) service).onCmEvent(event);
