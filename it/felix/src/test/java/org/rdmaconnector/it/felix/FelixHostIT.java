@@ -1,0 +1,79 @@
+package org.rdmaconnector.it.felix;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.osgi.framework.Bundle;
+
+/**
+ * rdma-osgi in an embedded Felix on the host (no RDMA device), for what boots faster here than in Karaf: a service
+ * registered as both listener types is activated and waits for the device, a changed port moves it, and stopping the bundle leaves no
+ * thread, MBean or file descriptor behind; started again, it works again.
+ */
+class FelixHostIT {
+    private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
+
+    @TempDir
+    Path storage;
+
+    @Test
+    void oneActivationPerServiceFollowingItsPortAndNothingLeftAfterStop() throws Exception {
+        Leaks leaks = new Leaks();
+        try (FelixRig felix = FelixRig.start(storage)) {
+            for (Bundle b : felix.context().getBundles()) {
+                assertEquals(Bundle.ACTIVE, b.getState(), b.getSymbolicName() + " is not active");
+            }
+            long id = (Long) felix.probe("register", Map.of("properties",
+                Map.of("rdma.address", "10.0.0.1", "rdma.port", 7991, "rdma.receiveBufferCount", 4)));
+            ObjectName first = FelixRig.await("the activation on port 7991", () -> only(activations(7991)));
+            assertTrue(first.toString().contains("#" + id), first + " names the service");
+            assertEquals("WAITING_FOR_DEVICE", JMX.getAttribute(first, "State"));
+            String detail = (String) JMX.getAttribute(first, "StateDetail");
+            assertTrue(detail.startsWith("waiting: rdma_create_event_channel failed: ENODEV (19)"), detail);
+
+            felix.probe("setProperties", Map.of("id", id, "properties",
+                Map.of("rdma.address", "10.0.0.1", "rdma.port", 7992, "rdma.receiveBufferCount", 4)));
+            FelixRig.await("the activation moved to port 7992", () -> only(activations(7992)));
+            assertEquals(Set.of(), activations(7991), "the old port's activation is gone");
+
+            Bundle osgi = felix.bundle(FelixRig.OSGI);
+            assertEquals(List.of("rdma-event-loop-1"), leaks.newRdmaThreads().stream()
+                .filter(n -> n.startsWith("rdma-event-loop")).toList(), "one engine loop while active");
+            osgi.stop();
+            assertEquals(Set.of(), activations(7992), "the activation is gone with the bundle");
+            assertEquals(List.of(), leaks.newRdmaThreads(), "rdma threads left after the bundle stopped");
+
+            osgi.start();
+            FelixRig.await("the echo service activated again", () -> only(activations(7992)));
+            felix.probe("unregister", Map.of("id", id));
+            assertEquals(Set.of(), activations(7992), "the activation is gone with its service");
+        }
+        assertEquals(List.of(), leaks.newRdmaThreads(), "rdma threads left after the framework stopped");
+        assertEquals(Map.of(), leaks.newFds(), "file descriptors left open after the framework stopped");
+    }
+
+    private static Set<ObjectName> activations(int port) {
+        try {
+            return JMX.queryNames(new ObjectName("org.rdmaconnector:type=Activation,listener=\"10.0.0.1:" + port
+                + "\",*"), null);
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    private static ObjectName only(Set<ObjectName> names) {
+        if (names.size() > 1) {
+            throw new AssertionError("more than one activation: " + names);
+        }
+        return names.isEmpty() ? null : names.iterator().next();
+    }
+}
