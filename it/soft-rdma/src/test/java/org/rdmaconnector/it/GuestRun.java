@@ -40,6 +40,9 @@ final class GuestRun {
                 + " -cp " + quote(classPath)
                 + " org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"
                 + " --include-tag device --fail-if-no-tests --reports-dir reports --details=tree --disable-banner"
+                // @Order on a test class puts it first or last (the device removal test runs last)
+                + " --config " + quote("junit.jupiter.testclass.order.default="
+                    + "org.junit.jupiter.api.ClassOrderer$OrderAnnotation")
                 + " --disable-ansi-colors",
             ""), StandardCharsets.UTF_8);
         Files.createDirectories(share.resolve("tmp"));

@@ -227,6 +227,40 @@ final class Listener {
                 break;
             }
         }
+        release(registration, channel);
+        onStopped.accept(this);
+        LOG.log(Level.INFO, "RDMA listener on " + settings.address() + ":" + settings.port() + " stopped");
+    }
+
+    /**
+     * The listening id's device is gone (DEVICE_REMOVAL: rdma_get_cm_event(3) says to destroy the id): frees all it
+     * holds on the device, so the kernel can finish the removal, and waits for the device to listen again. Runs off
+     * the delivery thread of the CM events, as it closes their registration.
+     */
+    private void relisten(CmId removedFrom) {
+        Registration registration;
+        EventChannel channel;
+        synchronized (this) {
+            if (stopped || listenId != removedFrom) {
+                return;
+            }
+            registration = cmRegistration;
+            channel = events;
+            cmRegistration = null;
+            events = null;
+            listenId = null;
+            starting = true; // no other start until this one is through
+            state = Activation.State.WAITING_FOR_DEVICE;
+            detail = "waiting: the device was removed; releasing it";
+        }
+        LOG.log(Level.WARNING, "RDMA listener on " + settings.address() + ":" + settings.port() + " for " + names()
+            + ": its device was removed (DEVICE_REMOVAL); releasing it and waiting for the device");
+        release(registration, channel);
+        waitAndRetry(new IllegalStateException("the device of " + settings.address() + " was removed"));
+    }
+
+    /** Destroys the connections, then closes the CM registration, the per-device resources and the channel. */
+    private void release(Registration registration, EventChannel channel) {
         if (registration != null) {
             registration.close();
         }
@@ -242,8 +276,6 @@ final class Listener {
         if (channel != null) {
             channel.close(); // destroys the listening id
         }
-        onStopped.accept(this);
-        LOG.log(Level.INFO, "RDMA listener on " + settings.address() + ":" + settings.port() + " stopped");
     }
 
     // ------------------------------------------------------------------ CM events
@@ -255,9 +287,11 @@ final class Listener {
         }
         Inbound connection = connections.get(event.id());
         if (connection == null) {
-            if (event.type() == CmEventType.DEVICE_REMOVAL || event.type() == CmEventType.ADDR_CHANGE) {
-                LOG.log(Level.WARNING, "RDMA listener on " + settings.address() + ":" + settings.port() + ": "
-                    + event.type() + "; the listening id keeps its state until the endpoints are redeployed");
+            if (event.type() == CmEventType.DEVICE_REMOVAL) {
+                scheduler.schedule(() -> relisten(event.id()), Duration.ZERO);
+            } else if (event.type() == CmEventType.ADDR_CHANGE) {
+                LOG.log(Level.INFO, "RDMA listener on " + settings.address() + ":" + settings.port()
+                    + ": ADDR_CHANGE (the address moved to another network device); it keeps listening");
             }
             return;
         }

@@ -1,0 +1,126 @@
+package org.rdmaconnector.verbs.device;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.ConnectionEvent;
+import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ChannelSet;
+import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.DeviceRegistry;
+import org.rdmaconnector.connector.spi.EndpointSink;
+import org.rdmaconnector.connector.spi.ListenerHub;
+import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.connector.spi.Scheduler;
+import org.rdmaconnector.verbs.TestProbes;
+import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.verbs.engine.EventEngine;
+
+/**
+ * {@code rdma link delete rxe0} under a listener that holds the device (a protection domain and a completion queue
+ * from a connection it accepted): the listening id gets DEVICE_REMOVAL, and the listener releases everything it holds
+ * on the device and waits for the device, instead of claiming to listen on a dead id.
+ *
+ * <p>Runs LAST in the guest JVM ({@code @Order}, with the class orderer the VM tier configures): the device does not
+ * come back within this process. rxe cannot take user contexts away (no disassociate), and librdmacm 44 keeps its own
+ * context of every device it used, so the kernel finishes the removal only when the process exits (measured: a
+ * process that closed every id, channel and context still blocks it).
+ */
+@Tag("device")
+@Order(Integer.MAX_VALUE)
+@Timeout(120)
+class DeviceRemovalDeviceTest {
+    @Test
+    void aListenerWhoseDeviceIsRemovedReleasesItAndWaitsForTheDevice() throws Exception {
+        ExecutorService delivery = Executors.newFixedThreadPool(2);
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        Scheduler scheduler = (task, delay) -> {
+            ScheduledFuture<?> f = timer.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+            return () -> f.cancel(false);
+        };
+        try (EventEngine engine = new EventEngine(r -> new Thread(r, "rdma-event-loop"), delivery);
+             DeviceRegistry devices = new DeviceRegistry(engine);
+             ListenerHub hub = new ListenerHub(devices, engine, scheduler)) {
+            int port = Loopback.nextPort();
+            Activation activation = hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null, 4,
+                256, 2), new Echo());
+            await("listening", () -> activation.state() == Activation.State.LISTENING);
+            try (ChannelSet set = ChannelSet.open(ChannelSettings.DEFAULTS, devices, engine)) {
+                RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
+                WorkRequest echo = endpoint.receive();
+                WorkCompletion sent = endpoint.send("before".getBytes(StandardCharsets.US_ASCII))
+                    .await(Loopback.TIMEOUT);
+                assertNotNull(sent, "the send completed");
+                assertTrue(sent.isSuccess(), sent.toString());
+                assertNotNull(echo.await(Loopback.TIMEOUT), "the echo arrived");
+                assertTrue(echo.result().isSuccess(), echo.toString());
+                endpoint.close();
+            }
+            await("the accepted connection is gone", () -> activation.connectionCount() == 0);
+            assertEquals(List.of("rxe0"), devices.openDevices(), "only the listener holds the device now");
+
+            Process removal = new ProcessBuilder("rdma", "link", "delete", "rxe0").inheritIO().start();
+            await("the listener waits for its device", () -> activation.state()
+                == Activation.State.WAITING_FOR_DEVICE);
+            assertTrue(activation.stateDetail().startsWith("waiting: "), activation.stateDetail());
+            await("the listener released the device", () -> devices.openDevices().isEmpty());
+            activation.close();
+            assertEquals(Activation.State.STOPPED, activation.state());
+            System.out.println("rdma link delete rxe0 still waiting for this process to exit: " + removal.isAlive());
+        } finally {
+            timer.shutdownNow();
+            delivery.shutdown();
+            assertTrue(delivery.awaitTermination(10, TimeUnit.SECONDS));
+        }
+    }
+
+    private static void await(String what, java.util.function.BooleanSupplier condition)
+        throws InterruptedException {
+        TestProbes.await(what, Loopback.TIMEOUT, condition);
+    }
+
+    /** Echoes every message it receives. */
+    private static final class Echo implements EndpointSink {
+        @Override
+        public String name() {
+            return "echo";
+        }
+
+        @Override
+        public boolean receivesCmEvents() {
+            return false;
+        }
+
+        @Override
+        public boolean receivesCompletions() {
+            return true;
+        }
+
+        @Override
+        public void deliver(ConnectionEvent event) {
+        }
+
+        @Override
+        public void deliver(MessageCompletion completion) {
+            if (completion.isReceive() && completion.isSuccess()) {
+                completion.connection().send(completion.data());
+            }
+        }
+    }
+}
