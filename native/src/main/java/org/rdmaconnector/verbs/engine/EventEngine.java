@@ -53,7 +53,9 @@ public final class EventEngine implements AutoCloseable {
     // removed by the loop (engine close, failed sources) and not yet drained: close() waits for their deliveries
     private final List<Reg<?>> allClosed = new ArrayList<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
+    // set by close() or by a loop that ended on its own; closeCalled: close() ran (it drains once)
     private final AtomicBoolean closing = new AtomicBoolean();
+    private final AtomicBoolean closeCalled = new AtomicBoolean();
     private final CountDownLatch loopStarted = new CountDownLatch(1);
     private final CountDownLatch loopExited = new CountDownLatch(1);
     private final AtomicInteger nextToken = new AtomicInteger();
@@ -178,6 +180,11 @@ public final class EventEngine implements AutoCloseable {
             source.close();
             throw e;
         }
+        if (closing.get()) {
+            // the loop may have taken its last look at the registrations before this one came in
+            onLoop(reg::remove);
+            ensureOpen();
+        }
         return reg;
     }
 
@@ -192,10 +199,11 @@ public final class EventEngine implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!closing.compareAndSet(false, true)) {
+        if (!closeCalled.compareAndSet(false, true)) {
             awaitLoopExit();
             return;
         }
+        closing.set(true);
         wake();
         awaitLoopExit();
         long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
@@ -278,7 +286,8 @@ public final class EventEngine implements AutoCloseable {
                     if (errno == Layout.EINTR) {
                         continue;
                     }
-                    LOG.log(Level.ERROR, "epoll_wait failed: " + new RdmaException("epoll_wait", errno).getMessage());
+                    loopFailure = new RdmaException("epoll_wait", errno);
+                    LOG.log(Level.ERROR, "RDMA event loop failed; the engine is closed: " + loopFailure.getMessage());
                     break;
                 }
                 for (int i = 0; i < n; i++) {
@@ -309,15 +318,16 @@ public final class EventEngine implements AutoCloseable {
             loopFailure = t;
             LOG.log(Level.ERROR, "RDMA event loop failed; the engine is closed", t);
         } finally {
-            // a loop that failed (or whose epoll_wait did) closes the engine: nothing may register on it any more
-            if (closing.compareAndSet(false, true) && loopFailure == null) {
-                loopFailure = new IllegalStateException("epoll_wait failed");
-            }
+            // a loop that failed closes the engine: nothing may register on it any more
+            closing.set(true);
             for (Runnable command; (command = commands.poll()) != null; ) {
                 command.run();
             }
             for (Reg<?> reg : new ArrayList<>(registrations.values())) {
                 reg.remove();
+                if (loopFailure != null) {
+                    reg.failure = loopFailure;
+                }
             }
             synchronized (wakeBuffer) {
                 wakeFdClosed = true;
