@@ -253,10 +253,23 @@ final class Listener {
             state = Activation.State.WAITING_FOR_DEVICE;
             detail = "waiting: the device was removed; releasing it";
         }
-        LOG.log(Level.WARNING, "RDMA listener on " + settings.address() + ":" + settings.port() + " for " + names()
-            + ": its device was removed (DEVICE_REMOVAL); releasing it and waiting for the device");
-        release(registration, channel);
-        waitAndRetry(new IllegalStateException("the device of " + settings.address() + " was removed"));
+        try {
+            release(registration, channel);
+        } finally {
+            waitAndRetry(new IllegalStateException("its device was removed (DEVICE_REMOVAL); what the listener held on "
+                + "it is released"));
+        }
+    }
+
+    /** After a connection's DEVICE_REMOVAL: frees the listener's resources on that device once no connection uses it. */
+    private void releaseIfUnused(PerDevice device) {
+        synchronized (perDevice) {
+            if (!device.byQp.isEmpty() || perDevice.get(device.lease.deviceName()) != device) {
+                return;
+            }
+            perDevice.remove(device.lease.deviceName());
+        }
+        device.close();
     }
 
     /** Destroys the connections, then closes the CM registration, the per-device resources and the channel. */
@@ -291,7 +304,8 @@ final class Listener {
                 scheduler.schedule(() -> relisten(event.id()), Duration.ZERO);
             } else if (event.type() == CmEventType.ADDR_CHANGE) {
                 LOG.log(Level.INFO, "RDMA listener on " + settings.address() + ":" + settings.port()
-                    + ": ADDR_CHANGE (the address moved to another network device); it keeps listening");
+                    + ": ADDR_CHANGE (the network device of the address changed, e.g. a bonding failover); it keeps "
+                    + "listening");
             }
             return;
         }
@@ -309,6 +323,10 @@ final class Listener {
             default -> {
                 deliver(new Event(event, connection, Decision.NONE));
                 destroy(connection); // CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL ...
+                if (event.type() == CmEventType.DEVICE_REMOVAL) {
+                    // a wildcard listening id gets no DEVICE_REMOVAL: let go of the device with its last connection
+                    scheduler.schedule(() -> releaseIfUnused(connection.device), Duration.ZERO);
+                }
             }
         }
     }

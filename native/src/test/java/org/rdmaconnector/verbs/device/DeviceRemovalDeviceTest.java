@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -33,9 +32,11 @@ import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
 /**
- * {@code rdma link delete rxe0} under a listener that holds the device (a protection domain and a completion queue
- * from a connection it accepted): the listening id gets DEVICE_REMOVAL, and the listener releases everything it holds
- * on the device and waits for the device, instead of claiming to listen on a dead id.
+ * {@code rdma link delete rxe0} under two listeners that hold the device (a protection domain and a completion queue
+ * from connections they accepted). The one bound to 10.0.0.1 gets DEVICE_REMOVAL on its listening id: it releases
+ * everything it holds on the device and waits for the device, instead of claiming to listen on a dead id. The one on
+ * 0.0.0.0 (whose listening id belongs to no device) keeps listening, and lets go of the device with the connection
+ * that was open on it.
  *
  * <p>Runs LAST in the guest JVM ({@code @Order}, with the class orderer the VM tier configures): the device does not
  * come back within this process. rxe cannot take user contexts away (no disassociate), and librdmacm 44 keeps its own
@@ -47,7 +48,7 @@ import org.rdmaconnector.verbs.engine.EventEngine;
 @Timeout(120)
 class DeviceRemovalDeviceTest {
     @Test
-    void aListenerWhoseDeviceIsRemovedReleasesItAndWaitsForTheDevice() throws Exception {
+    void listenersWhoseDeviceIsRemovedReleaseIt() throws Exception {
         ExecutorService delivery = Executors.newFixedThreadPool(2);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         Scheduler scheduler = (task, delay) -> {
@@ -58,36 +59,53 @@ class DeviceRemovalDeviceTest {
              DeviceRegistry devices = new DeviceRegistry(engine);
              ListenerHub hub = new ListenerHub(devices, engine, scheduler)) {
             int port = Loopback.nextPort();
-            Activation activation = hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null, 4,
-                256, 2), new Echo());
-            await("listening", () -> activation.state() == Activation.State.LISTENING);
+            Activation bound = hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null, 4, 256, 2),
+                new Echo());
+            int wildcardPort = Loopback.nextPort();
+            Activation wildcard = hub.activate(ListenerSettings.of("0.0.0.0", wildcardPort, null, null, null, 4, 256,
+                2), new Echo());
+            await("listening", () -> bound.state() == Activation.State.LISTENING
+                && wildcard.state() == Activation.State.LISTENING);
             try (ChannelSet set = ChannelSet.open(ChannelSettings.DEFAULTS, devices, engine)) {
-                RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
-                WorkRequest echo = endpoint.receive();
-                WorkCompletion sent = endpoint.send("before".getBytes(StandardCharsets.US_ASCII))
-                    .await(Loopback.TIMEOUT);
-                assertNotNull(sent, "the send completed");
-                assertTrue(sent.isSuccess(), sent.toString());
-                assertNotNull(echo.await(Loopback.TIMEOUT), "the echo arrived");
-                assertTrue(echo.result().isSuccess(), echo.toString());
-                endpoint.close();
+                echoOnce(set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT)).close();
             }
-            await("the accepted connection is gone", () -> activation.connectionCount() == 0);
-            assertEquals(List.of("rxe0"), devices.openDevices(), "only the listener holds the device now");
+            await("the bound listener's connection is gone", () -> bound.connectionCount() == 0);
+            ChannelSet client = ChannelSet.open(ChannelSettings.DEFAULTS, devices, engine);
+            Process removal;
+            try {
+                echoOnce(client.connect(new InetSocketAddress(Loopback.ADDRESS, wildcardPort), Loopback.TIMEOUT));
+                assertEquals(1, wildcard.connectionCount());
 
-            Process removal = new ProcessBuilder("rdma", "link", "delete", "rxe0").inheritIO().start();
-            await("the listener waits for its device", () -> activation.state()
-                == Activation.State.WAITING_FOR_DEVICE);
-            assertTrue(activation.stateDetail().startsWith("waiting: "), activation.stateDetail());
-            await("the listener released the device", () -> devices.openDevices().isEmpty());
-            activation.close();
-            assertEquals(Activation.State.STOPPED, activation.state());
+                removal = new ProcessBuilder("rdma", "link", "delete", "rxe0").inheritIO().start();
+                await("the bound listener waits for its device", () -> bound.state()
+                    == Activation.State.WAITING_FOR_DEVICE);
+                assertTrue(bound.stateDetail().startsWith("waiting: "), bound.stateDetail());
+                await("the wildcard listener's connection is gone", () -> wildcard.connectionCount() == 0);
+                assertEquals(Activation.State.LISTENING, wildcard.state(), "a wildcard listener keeps listening");
+            } finally {
+                client.close();
+            }
+            await("the listeners released the device", () -> devices.openDevices().isEmpty());
+            bound.close();
+            wildcard.close();
+            assertEquals(Activation.State.STOPPED, bound.state());
             System.out.println("rdma link delete rxe0 still waiting for this process to exit: " + removal.isAlive());
         } finally {
             timer.shutdownNow();
             delivery.shutdown();
             assertTrue(delivery.awaitTermination(10, TimeUnit.SECONDS));
         }
+    }
+
+    /** Sends one message on {@code endpoint} and checks its echo; returns the endpoint. */
+    private static RdmaEndpoint echoOnce(RdmaEndpoint endpoint) throws InterruptedException {
+        WorkRequest echo = endpoint.receive();
+        WorkCompletion sent = endpoint.send("before".getBytes(StandardCharsets.US_ASCII)).await(Loopback.TIMEOUT);
+        assertNotNull(sent, "the send completed");
+        assertTrue(sent.isSuccess(), sent.toString());
+        assertNotNull(echo.await(Loopback.TIMEOUT), "the echo arrived");
+        assertTrue(echo.result().isSuccess(), echo.toString());
+        return endpoint;
     }
 
     private static void await(String what, java.util.function.BooleanSupplier condition)
