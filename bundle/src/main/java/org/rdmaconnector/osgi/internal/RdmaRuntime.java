@@ -55,6 +55,9 @@ public class RdmaRuntime {
         if (!delivery.awaitTermination(10, TimeUnit.SECONDS)) {
             LOG.log(Level.WARNING, "RDMA deliveries still running 10 s after stop");
         }
+        if (!timer.awaitTermination(10, TimeUnit.SECONDS)) {
+            LOG.log(Level.WARNING, "an RDMA timer task still running 10 s after stop");
+        }
         LOG.log(Level.INFO, "RDMA runtime stopped");
     }
 

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.management.ObjectName;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -37,7 +38,12 @@ public class WhiteboardDelivery {
     // by constructor: bound before the listener references, which need it at once
     private final RdmaRuntime runtime;
     /** By service id; an entry without activation is a service whose properties were refused (logged once). */
-    private final Map<Object, Entry> entries = new HashMap<>();
+    private final Map<Object, Entry> entries = new ConcurrentHashMap<>();
+    /**
+     * One lock per service id: the callbacks of one service run one at a time (an update closes the old activation
+     * before it makes the new one), while another service's bind need not wait for a slow close.
+     */
+    private final Map<Object, Object> locks = new ConcurrentHashMap<>();
 
     @Activate
     public WhiteboardDelivery(@Reference RdmaRuntime runtime) {
@@ -73,25 +79,45 @@ public class WhiteboardDelivery {
     }
 
     // The second bind of a service registered under both types finds its entry.
-    private synchronized void bind(Object service, Map<String, Object> properties) {
-        entries.computeIfAbsent(properties.get(SERVICE_ID), id -> activate(service, properties));
+    private void bind(Object service, Map<String, Object> properties) {
+        Object id = properties.get(SERVICE_ID);
+        synchronized (lockOf(id)) {
+            if (!entries.containsKey(id)) {
+                entries.put(id, activate(service, properties));
+            }
+        }
     }
 
     // Both references report each update: re-activate only when what the activation was made from changed.
-    private synchronized void update(Object service, Map<String, Object> properties) {
-        Entry entry = entries.get(properties.get(SERVICE_ID));
-        if (entry != null && entry.key().equals(Entry.keyOf(properties))) {
-            return;
+    private void update(Object service, Map<String, Object> properties) {
+        Object id = properties.get(SERVICE_ID);
+        synchronized (lockOf(id)) {
+            Entry entry = entries.get(id);
+            if (entry != null && entry.key().equals(Entry.keyOf(properties))) {
+                return;
+            }
+            if (entry != null) {
+                entries.remove(id);
+                entry.close();
+            }
+            entries.put(id, activate(service, properties));
         }
-        unbind(properties);
-        bind(service, properties);
     }
 
-    private synchronized void unbind(Map<String, Object> properties) {
-        Entry entry = entries.remove(properties.get(SERVICE_ID));
-        if (entry != null) {
-            entry.close();
+    // The second unbind of a service registered under both types finds nothing left.
+    private void unbind(Map<String, Object> properties) {
+        Object id = properties.get(SERVICE_ID);
+        synchronized (lockOf(id)) {
+            Entry entry = entries.remove(id);
+            if (entry != null) {
+                entry.close();
+            }
         }
+        locks.remove(id);
+    }
+
+    private Object lockOf(Object serviceId) {
+        return locks.computeIfAbsent(serviceId, id -> new Object());
     }
 
     private Entry activate(Object service, Map<String, Object> properties) {
@@ -118,9 +144,10 @@ public class WhiteboardDelivery {
     }
 
     @Deactivate
-    synchronized void stop() {
-        entries.values().forEach(Entry::close);
-        entries.clear();
+    void stop() {
+        for (Object id : List.copyOf(entries.keySet())) {
+            unbind(Map.of(SERVICE_ID, id));
+        }
     }
 
     private static String text(Object value) {
@@ -143,14 +170,19 @@ public class WhiteboardDelivery {
 
     /** A whiteboard service's activation (null when refused), its MBean name, and the properties it came from. */
     private record Entry(Map<String, String> key, Activation activation, ObjectName shown) {
-        /** The {@code rdma.*} properties as text: what an activation depends on. */
+        private static final List<String> SETTINGS = List.of(Whiteboard.ADDRESS, Whiteboard.PORT,
+            Whiteboard.BACKLOG, Whiteboard.ACCEPT_POLICY, Whiteboard.ALLOWED_PEERS, Whiteboard.RECEIVE_BUFFER_COUNT,
+            Whiteboard.RECEIVE_BUFFER_SIZE, Whiteboard.MAX_CONCURRENT_DELIVERIES);
+
+        /** The whiteboard properties as text: what an activation is made from. */
         static Map<String, String> keyOf(Map<String, Object> properties) {
             Map<String, String> key = new HashMap<>();
-            properties.forEach((k, v) -> {
-                if (k.startsWith("rdma.")) {
-                    key.put(k, String.valueOf(v));
+            for (String name : SETTINGS) {
+                Object value = properties.get(name);
+                if (value != null) {
+                    key.put(name, value instanceof Object[] array ? Arrays.deepToString(array) : value.toString());
                 }
-            });
+            }
             return key;
         }
 
