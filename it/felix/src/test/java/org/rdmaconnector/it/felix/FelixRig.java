@@ -96,16 +96,24 @@ final class FelixRig implements AutoCloseable {
     /** Runs a probe operation (see the probe's Javadoc). */
     @SuppressWarnings("unchecked")
     Object probe(String operation, Map<String, Object> args) throws Exception {
-        Object probe = await("the probe service", () -> {
+        ServiceReference<?> reference = await("the probe service", () -> {
             try {
                 ServiceReference<?>[] references =
                     context().getServiceReferences(BiFunction.class.getName(), "(rdma.it.probe=true)");
-                return references == null ? null : context().getService(references[0]);
+                return references == null ? null : references[0];
             } catch (org.osgi.framework.InvalidSyntaxException e) {
                 throw new IllegalStateException(e);
             }
         });
-        return ((BiFunction<String, Map<String, Object>, Object>) probe).apply(operation, args);
+        Object probe = context().getService(reference);
+        if (probe == null) {
+            throw new IllegalStateException("the probe service went away");
+        }
+        try {
+            return ((BiFunction<String, Map<String, Object>, Object>) probe).apply(operation, args);
+        } finally {
+            context().ungetService(reference);
+        }
     }
 
     /** Polls {@code probe} until it gives a value (not null), for at most {@link #TIMEOUT}. */

@@ -14,11 +14,25 @@ final class Leaks {
     private final Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
     private final Map<String, String> fdsBefore = openFds();
 
-    /** The rdma-* threads started since this snapshot and still alive. */
+    /** The rdma-* threads started since this snapshot and alive now. */
     List<String> newRdmaThreads() {
         return Thread.getAllStackTraces().keySet().stream()
             .filter(t -> t.isAlive() && t.getName().startsWith("rdma-") && !threadsBefore.contains(t))
             .map(Thread::getName).sorted().toList();
+    }
+
+    /**
+     * The rdma-* threads started since this snapshot that are still alive after up to 10 s (a pool's worker ends a
+     * moment after the pool says it terminated).
+     */
+    List<String> rdmaThreadsLeft() throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        List<String> left = newRdmaThreads();
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            left = newRdmaThreads();
+        }
+        return left;
     }
 
     /**
@@ -28,7 +42,7 @@ final class Leaks {
      */
     Map<String, String> newFds() {
         Map<String, String> now = openFds();
-        now.keySet().removeAll(fdsBefore.keySet());
+        now.entrySet().removeAll(fdsBefore.entrySet()); // by number AND target: a number may have been reused
         now.values().removeIf(target -> CLASS_PATH.contains(target) || LIBFFI.matcher(target).matches());
         return now;
     }

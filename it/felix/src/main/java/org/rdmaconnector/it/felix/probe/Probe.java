@@ -32,7 +32,7 @@ import org.rdmaconnector.osgi.RdmaConnectionFactory;
 /**
  * Drives rdma-osgi from inside the framework for tests outside it, which share only JDK types with the bundles: the
  * service is a {@code BiFunction} of an operation name and its arguments, with the property {@value #PROPERTY}.
- * Operations:
+ * Immediate: it holds the echo services it registered, which must not go when a test ungets the probe. Operations:
  * <ul>
  * <li>{@code configureFactory {name, properties}}: creates or updates the factory configuration {@code name} of
  * {@value RdmaConnectionFactory#FACTORY_PID}; returns its PID;</li>
@@ -46,7 +46,7 @@ import org.rdmaconnector.osgi.RdmaConnectionFactory;
  * awaited ({@code tryWaitForCompletion} first); returns what it saw.</li>
  * </ul>
  */
-@Component(service = BiFunction.class, property = Probe.PROPERTY + "=true")
+@Component(service = BiFunction.class, property = Probe.PROPERTY + "=true", immediate = true)
 public class Probe implements BiFunction<String, Map<String, Object>, Object> {
     /** The service property that marks the probe. */
     public static final String PROPERTY = "rdma.it.probe";
@@ -86,10 +86,7 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
                     configurations.getConfiguration((String) args.get("pid"), "?").delete();
                     yield null;
                 }
-                case "factoryStatus" -> {
-                    RdmaConnectionFactory factory = factory((String) args.get("pid"));
-                    yield factory == null ? null : factory.status();
-                }
+                case "factoryStatus" -> withFactory((String) args.get("pid"), f -> f == null ? null : f.status());
                 case "register" -> {
                     Echo echo = new Echo();
                     ServiceRegistration<?> registration = context.registerService(
@@ -110,7 +107,7 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
                     yield null;
                 }
                 case "journal" -> echo(args).echo().journal();
-                case "exchange" -> exchange(args);
+                case "exchange" -> withFactory((String) args.get("pid"), f -> exchange(f, args));
                 default -> throw new IllegalArgumentException("no probe operation " + operation);
             };
         } catch (IOException e) {
@@ -126,21 +123,25 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
         return registered;
     }
 
-    private RdmaConnectionFactory factory(String pid) {
+    /** Runs {@code use} with the factory service of {@code pid}, or with null when there is none. */
+    private <T> T withFactory(String pid, java.util.function.Function<RdmaConnectionFactory, T> use) {
         try {
             var references = context.getServiceReferences(RdmaConnectionFactory.class, "(service.pid=" + pid + ")");
             if (references.isEmpty()) {
-                return null;
+                return use.apply(null);
             }
             ServiceReference<RdmaConnectionFactory> reference = references.iterator().next();
-            return context.getService(reference);
+            try {
+                return use.apply(context.getService(reference));
+            } finally {
+                context.ungetService(reference);
+            }
         } catch (InvalidSyntaxException e) {
             throw new IllegalArgumentException("pid " + pid, e);
         }
     }
 
-    private Map<String, Object> exchange(Map<String, Object> args) {
-        RdmaConnectionFactory factory = factory((String) args.get("pid"));
+    private Map<String, Object> exchange(RdmaConnectionFactory factory, Map<String, Object> args) {
         if (factory == null) {
             throw new IllegalStateException("no factory service for " + args.get("pid"));
         }
