@@ -44,6 +44,20 @@ public class RdmaCommandsIT extends KarafTestSupport {
         assertTrue(after, after.startsWith("no listener is active"));
     }
 
+    @Test
+    public void theFactoryConfigurationIsDescribedByMetatype() throws Exception {
+        String meta = "";
+        for (int i = 0; i < 100 && !meta.contains("deviceName"); i++) { // metatype reads the bundle when it starts
+            meta = executeCommand("config:meta org.rdmaconnector.connection");
+            Thread.sleep(i == 0 ? 0 : 100);
+        }
+        for (String attribute : new String[] {"deviceName", "portNumber", "cqDepth", "maxSendWr", "maxRecvWr",
+            "minPoolSize", "maxPoolSize", "idleTimeoutSeconds", "borrowTimeoutMillis"}) {
+            assertTrue(attribute + " is not described:\n" + meta, meta.contains(attribute));
+        }
+        assertTrue(meta, meta.contains("Device name, e.g. mlx5_0 or rxe0"));
+    }
+
     /** The commands register when the shell sees the bundle, right after the feature's install: wait for them. */
     private String awaitCommand(String line) throws Exception {
         AssertionError last = null;
