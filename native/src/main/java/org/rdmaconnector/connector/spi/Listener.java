@@ -261,7 +261,7 @@ final class Listener {
         }
     }
 
-    /** After a connection's DEVICE_REMOVAL: frees the listener's resources on that device once no connection uses it. */
+    /** After a connection's DEVICE_REMOVAL: frees the listener's resources on that device if no connection uses it. */
     private void releaseIfUnused(PerDevice device) {
         synchronized (perDevice) {
             if (!device.byQp.isEmpty() || perDevice.get(device.lease.deviceName()) != device) {
@@ -272,7 +272,7 @@ final class Listener {
         device.close();
     }
 
-    /** Destroys the connections, then closes the CM registration, the per-device resources and the channel. */
+    /** Closes the CM registration, destroys the connections, then frees the per-device resources and the channel. */
     private void release(Registration registration, EventChannel channel) {
         if (registration != null) {
             registration.close();

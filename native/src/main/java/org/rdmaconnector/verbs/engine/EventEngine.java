@@ -591,8 +591,9 @@ public final class EventEngine implements AutoCloseable {
 
         @Override
         public String toString() {
-            return "Registration[" + name + ", read " + read + ", acked " + eventsAcked() + ", delivered " + delivered + ", errors " + errors
-                + ", in flight " + inFlight + (paused ? ", paused" : "") + (removed ? ", removed]" : "]");
+            return "Registration[" + name + ", read " + read + ", acked " + eventsAcked() + ", delivered " + delivered
+                + ", errors " + errors + ", in flight " + inFlight + (paused ? ", paused" : "")
+                + (removed ? ", removed]" : "]");
         }
 
         /** The events of one order key; runs as a delivery task, one at a time per key. */
