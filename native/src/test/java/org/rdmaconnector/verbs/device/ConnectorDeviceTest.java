@@ -14,19 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
@@ -36,12 +30,10 @@ import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ConnectionHandle;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
-import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.ListenerHub;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
-import org.rdmaconnector.connector.spi.Scheduler;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.CmEventType;
@@ -59,8 +51,7 @@ import org.rdmaconnector.verbs.engine.EventEngine;
 @Tag("device")
 @Timeout(300)
 class ConnectorDeviceTest {
-    private ExecutorService delivery;
-    private ScheduledExecutorService timer;
+    private ConnectorStack stack;
     private EventEngine engine;
     private DeviceRegistry devices;
     private ListenerHub hub;
@@ -69,25 +60,15 @@ class ConnectorDeviceTest {
     @BeforeEach
     void start() throws Exception {
         fdsBefore = TestProbes.openFds();
-        delivery = Executors.newFixedThreadPool(4);
-        timer = Executors.newSingleThreadScheduledExecutor();
-        engine = new EventEngine(r -> new Thread(r, "rdma-event-loop"), delivery);
-        devices = new DeviceRegistry(engine);
-        Scheduler scheduler = (task, delay) -> {
-            ScheduledFuture<?> f = timer.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
-            return () -> f.cancel(false);
-        };
-        hub = new ListenerHub(devices, engine, scheduler);
+        stack = new ConnectorStack();
+        engine = stack.engine;
+        devices = stack.devices;
+        hub = stack.hub;
     }
 
     @AfterEach
     void stop() throws Exception {
-        hub.close();
-        devices.close();
-        engine.close();
-        delivery.shutdown();
-        timer.shutdownNow();
-        assertTrue(delivery.awaitTermination(10, TimeUnit.SECONDS));
+        stack.close();
         assertEquals(fdsBefore, TestProbes.openFds(), "every fd opened by the test is closed again");
     }
 
@@ -260,61 +241,5 @@ class ConnectorDeviceTest {
 
     private static byte[] message(int i) {
         return ("message " + i + " " + "x".repeat(i * 7)).getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Records what a listener delivers; optionally answers each received message. */
-    private static final class Recorder implements EndpointSink {
-        final List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
-        final List<MessageCompletion> completions = new CopyOnWriteArrayList<>();
-        final Consumer<MessageCompletion> onReceive;
-        volatile Consumer<ConnectionEvent> onEvent;
-
-        Recorder(Consumer<MessageCompletion> onReceive) {
-            this.onReceive = onReceive;
-        }
-
-        List<CmEventType> types() {
-            return events.stream().map(ConnectionEvent::type).toList();
-        }
-
-        List<MessageCompletion> receives() {
-            return completions.stream().filter(MessageCompletion::isReceive).toList();
-        }
-
-        List<MessageCompletion> sends() {
-            return completions.stream().filter(c -> !c.isReceive()).toList();
-        }
-
-        @Override
-        public String name() {
-            return "recorder";
-        }
-
-        @Override
-        public boolean receivesCmEvents() {
-            return true;
-        }
-
-        @Override
-        public boolean receivesCompletions() {
-            return true;
-        }
-
-        @Override
-        public void deliver(ConnectionEvent event) {
-            Consumer<ConnectionEvent> handler = onEvent;
-            if (handler != null) {
-                handler.accept(event);
-            }
-            events.add(event);
-        }
-
-        @Override
-        public void deliver(MessageCompletion completion) {
-            completions.add(completion);
-            if (onReceive != null && completion.isReceive()) {
-                onReceive.accept(completion);
-            }
-        }
     }
 }

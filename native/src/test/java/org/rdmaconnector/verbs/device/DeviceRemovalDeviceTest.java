@@ -6,27 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmaconnector.connector.ConnectionEvent;
-import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
-import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.ListenerHub;
 import org.rdmaconnector.connector.spi.ListenerSettings;
-import org.rdmaconnector.connector.spi.Scheduler;
 import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.engine.EventEngine;
@@ -49,21 +40,16 @@ import org.rdmaconnector.verbs.engine.EventEngine;
 class DeviceRemovalDeviceTest {
     @Test
     void listenersWhoseDeviceIsRemovedReleaseIt() throws Exception {
-        ExecutorService delivery = Executors.newFixedThreadPool(2);
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-        Scheduler scheduler = (task, delay) -> {
-            ScheduledFuture<?> f = timer.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
-            return () -> f.cancel(false);
-        };
-        try (EventEngine engine = new EventEngine(r -> new Thread(r, "rdma-event-loop"), delivery);
-             DeviceRegistry devices = new DeviceRegistry(engine);
-             ListenerHub hub = new ListenerHub(devices, engine, scheduler)) {
+        try (ConnectorStack stack = new ConnectorStack()) {
+            ListenerHub hub = stack.hub;
+            DeviceRegistry devices = stack.devices;
+            EventEngine engine = stack.engine;
             int port = Loopback.nextPort();
             Activation bound = hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null, 4, 256, 2),
-                new Echo());
+                echo());
             int wildcardPort = Loopback.nextPort();
             Activation wildcard = hub.activate(ListenerSettings.of("0.0.0.0", wildcardPort, null, null, null, 4, 256,
-                2), new Echo());
+                2), echo());
             await("listening", () -> bound.state() == Activation.State.LISTENING
                 && wildcard.state() == Activation.State.LISTENING);
             try (ChannelSet set = ChannelSet.open(ChannelSettings.DEFAULTS, devices, engine)) {
@@ -90,10 +76,6 @@ class DeviceRemovalDeviceTest {
             wildcard.close();
             assertEquals(Activation.State.STOPPED, bound.state());
             System.out.println("rdma link delete rxe0 still waiting for this process to exit: " + removal.isAlive());
-        } finally {
-            timer.shutdownNow();
-            delivery.shutdown();
-            assertTrue(delivery.awaitTermination(10, TimeUnit.SECONDS));
         }
     }
 
@@ -114,31 +96,11 @@ class DeviceRemovalDeviceTest {
     }
 
     /** Echoes every message it receives. */
-    private static final class Echo implements EndpointSink {
-        @Override
-        public String name() {
-            return "echo";
-        }
-
-        @Override
-        public boolean receivesCmEvents() {
-            return false;
-        }
-
-        @Override
-        public boolean receivesCompletions() {
-            return true;
-        }
-
-        @Override
-        public void deliver(ConnectionEvent event) {
-        }
-
-        @Override
-        public void deliver(MessageCompletion completion) {
-            if (completion.isReceive() && completion.isSuccess()) {
-                completion.connection().send(completion.data());
+    private static Recorder echo() {
+        return new Recorder(c -> {
+            if (c.isSuccess()) {
+                c.connection().send(c.data());
             }
-        }
+        });
     }
 }
