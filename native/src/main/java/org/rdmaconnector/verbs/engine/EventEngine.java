@@ -293,8 +293,12 @@ public final class EventEngine implements AutoCloseable {
                 for (int i = 0; i < n; i++) {
                     long token = Mem.getLong(events + (long) i * Layout.SIZEOF_EPOLL_EVENT + Layout.EPOLL_EVENT_DATA);
                     if (token == WAKE_TOKEN) {
-                        wakePending.set(false);
+                        // consume, THEN allow the next wake-up: the other order loses one that comes in between
+                        // (its write is read here, and no later wake-up writes again), and the loop then sleeps
+                        // through commands, resumed sources and close(). One that comes before the reset finds its
+                        // work done below, in this pass.
                         LibC.read(wakeFd, wakeRead, 8);
+                        wakePending.set(false);
                     } else {
                         Reg<?> reg = registrations.get(token);
                         if (reg != null) {

@@ -305,6 +305,44 @@ class EventEngineTest {
     }
 
     @Test
+    void noWakeUpIsLostWhenManyThreadsWakeTheLoopAtOnce() throws Exception {
+        // every close() is a command the loop runs after a wake-up; a wake-up lost between the loop's reading of the
+        // eventfd and its allowing the next one would leave a close() (and the engine's) waiting for good
+        int callers = 4;
+        int rounds = 3000;
+        List<Pipe> own = new ArrayList<>();
+        for (int t = 0; t < callers; t++) {
+            own.add(pipe());
+        }
+        ExecutorService callerThreads = Executors.newFixedThreadPool(callers, r -> {
+            Thread t = new Thread(r, "caller");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (Pipe pipe : own) {
+                done.add(callerThreads.submit(() -> {
+                    for (int i = 0; i < rounds; i++) {
+                        engine.register(pipe, e -> { }).close();
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                try {
+                    f.get(20, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException lost) {
+                    engine = new EventEngine(threads, pool); // the stuck one cannot close: leave it, fail clearly
+                    throw new AssertionError("a close() waited 20 s for the loop: a wake-up was lost");
+                }
+            }
+        } finally {
+            callerThreads.shutdownNow();
+        }
+        assertEquals(0, engine.registrations().size());
+    }
+
+    @Test
     void aSourceThatNeverRunsDryDoesNotStarveTheOthers() throws Exception {
         int eventFd = LibC.eventfd(1, Layout.EFD_NONBLOCK | Layout.EFD_CLOEXEC); // always readable
         try {
