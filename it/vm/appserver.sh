@@ -473,9 +473,16 @@ stop_server() {
             say "the server did not stop within ${STOP_TIMEOUT}s; thread dump (SIGQUIT) to $CONSOLE"
             print_diag
             kill -QUIT "$PID" 2>/dev/null
-            nap 5
+            # An emulated guest can take many seconds to write the dump: wait for its end (up to 30 s).
+            for ((i = 0; i < 60; i++)); do
+                grep -q '^JNI global refs' "$CONSOLE" 2>/dev/null && break
+                nap 0.5
+            done
             # HotSpot lists the newest threads first: the shutdown hook and what it waits for.
             sed -n '/^Full thread dump/,$p' "$CONSOLE" | head -n 150
+            echo "---- the threads whose stacks name rdma-connector:"
+            sed -n '/^Full thread dump/,$p' "$CONSOLE" | awk 'BEGIN { RS = "" } /rdmaconnector|rdma-/'
+            echo "----"
             say "killing the server"
             kill -KILL "$PID" 2>/dev/null
         fi
