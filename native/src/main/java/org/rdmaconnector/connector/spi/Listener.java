@@ -261,15 +261,16 @@ final class Listener {
         }
     }
 
-    /** After a connection's DEVICE_REMOVAL: frees the listener's resources on that device if no connection uses it. */
-    private void releaseIfUnused(PerDevice device) {
+    /**
+     * After a DEVICE_REMOVAL: frees the listener's resources on every device no connection uses (the next connection
+     * on a device that is still there sets them up again).
+     */
+    private void releaseUnusedDevices() {
+        List<PerDevice> unused = new ArrayList<>();
         synchronized (perDevice) {
-            if (!device.byQp.isEmpty() || perDevice.get(device.lease.deviceName()) != device) {
-                return;
-            }
-            perDevice.remove(device.lease.deviceName());
+            perDevice.values().removeIf(device -> device.byQp.isEmpty() && unused.add(device));
         }
-        device.close();
+        unused.forEach(PerDevice::close);
     }
 
     /** Closes the CM registration, destroys the connections, then frees the per-device resources and the channel. */
@@ -301,7 +302,11 @@ final class Listener {
         Inbound connection = connections.get(event.id());
         if (connection == null) {
             if (event.type() == CmEventType.DEVICE_REMOVAL) {
-                scheduler.schedule(() -> relisten(event.id()), Duration.ZERO);
+                // the listening id's, or that of a connection already destroyed (after DISCONNECTED, say)
+                scheduler.schedule(() -> {
+                    relisten(event.id());
+                    releaseUnusedDevices();
+                }, Duration.ZERO);
             } else if (event.type() == CmEventType.ADDR_CHANGE) {
                 LOG.log(Level.INFO, "RDMA listener on " + settings.address() + ":" + settings.port()
                     + ": ADDR_CHANGE (the network device of the address changed, e.g. a bonding failover); it keeps "
@@ -325,7 +330,7 @@ final class Listener {
                 destroy(connection); // CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL ...
                 if (event.type() == CmEventType.DEVICE_REMOVAL) {
                     // a wildcard listening id gets no DEVICE_REMOVAL: let go of the device with its last connection
-                    scheduler.schedule(() -> releaseIfUnused(connection.device), Duration.ZERO);
+                    scheduler.schedule(this::releaseUnusedDevices, Duration.ZERO);
                 }
             }
         }
@@ -344,8 +349,9 @@ final class Listener {
         }
         Inbound connection;
         try {
-            PerDevice device = deviceOf(id.deviceName());
-            connection = new Inbound(connectionNumbers.incrementAndGet(), id, device);
+            synchronized (perDevice) { // a device's resources are not released while a connection is set up on them
+                connection = new Inbound(connectionNumbers.incrementAndGet(), id, deviceOf(id.deviceName()));
+            }
         } catch (RuntimeException | Error e) {
             LOG.log(Level.WARNING, "cannot set up a connection for " + peer + ": " + e);
             rejectQuietly(id, String.valueOf(e.getMessage()));
@@ -360,8 +366,10 @@ final class Listener {
         });
         try {
             if (policy == AcceptPolicy.ACCEPT) {
-                id.accept(ConnectionParameters.defaults());
+                // before rdma_accept: the peer may send at once, and a receive delivered (on another thread) before
+                // this flag was set found the connection "not established" and could not answer
                 connection.accepted = true;
+                id.accept(ConnectionParameters.defaults());
             }
             deliver(event);
             if (event.isDecisionPending() && activations.stream().noneMatch(Activation::receivesCmEvents)) {
@@ -373,8 +381,8 @@ final class Listener {
                 id.reject(event.rejectData);
                 destroy(connection);
             } else if (policy != AcceptPolicy.ACCEPT) {
+                connection.accepted = true; // before rdma_accept, as above
                 id.accept(ConnectionParameters.defaults());
-                connection.accepted = true;
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "accepting " + peer + " failed: " + e.getMessage());
