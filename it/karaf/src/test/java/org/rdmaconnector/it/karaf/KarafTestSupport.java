@@ -28,6 +28,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import javax.inject.Inject;
 import javax.security.auth.Subject;
@@ -321,6 +323,53 @@ public abstract class KarafTestSupport {
         }
     }
 
+    /**
+     * Runs {@code commandLine} until what it prints satisfies {@code done}, and returns that output. A command is
+     * registered when its bundle's component starts, which can be after the feature is installed and after other
+     * commands answer: "Command not found" is retried like any other not-yet answer, until a deadline (never a count
+     * of tries). The failure names the command, the wait and the last output or error.
+     */
+    protected String awaitCommand(String commandLine, String what, Predicate<String> done) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
+        String last = "";
+        Throwable failure = null;
+        while (true) {
+            try {
+                last = executeCommand(commandLine);
+                failure = null;
+                if (done.test(last)) {
+                    return last;
+                }
+            } catch (CommandFailedException e) {
+                failure = e;
+            }
+            if (System.nanoTime() > deadline) {
+                AssertionError timeout = new AssertionError("'" + commandLine + "' did not show " + what + " within "
+                        + COMMAND_TIMEOUT_SECONDS + " s; it last printed:\n" + last);
+                if (failure != null) {
+                    timeout.initCause(failure);
+                }
+                throw timeout;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Polls {@code probe} every 100 ms until it gives a value, for at most {@link #COMMAND_TIMEOUT_SECONDS}. */
+    protected static <T> T await(String what, Supplier<T> probe) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
+        while (true) {
+            T value = probe.get();
+            if (value != null) {
+                return value;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + COMMAND_TIMEOUT_SECONDS + " s waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
     private ServiceReference<?> awaitService(String type) throws InterruptedException, InvalidSyntaxException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
         while (true) {
@@ -336,6 +385,14 @@ public abstract class KarafTestSupport {
             }
             Thread.sleep(100);
         }
+    }
+
+    /** The bundle with this symbolic name once it is ACTIVE; fails after the deadline naming its last state. */
+    protected Bundle awaitActive(String symbolicName) throws InterruptedException {
+        return await(symbolicName + " ACTIVE", () -> {
+            Bundle b = bundle(symbolicName);
+            return b != null && b.getState() == Bundle.ACTIVE ? b : null;
+        });
     }
 
     /** The bundle with this symbolic name, or null. */

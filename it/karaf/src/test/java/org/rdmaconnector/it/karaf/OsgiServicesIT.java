@@ -7,7 +7,6 @@ import static org.junit.Assert.assertTrue;
 
 import java.util.Dictionary;
 import java.util.Hashtable;
-import java.util.function.Supplier;
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.ServiceReference;
@@ -28,10 +27,7 @@ public class OsgiServicesIT extends KarafTestSupport {
     public void aFactoryComesFromConfigAdminFollowsUpdatesAndTellsWhatIsMissing() throws Exception {
         assertNotNull("bundle " + OSGI_BUNDLE + " is not installed", bundle(OSGI_BUNDLE));
         // right after the feature's first install Karaf may still be refreshing bundles
-        Bundle bundle = await(OSGI_BUNDLE + " ACTIVE", () -> {
-            Bundle b = bundle(OSGI_BUNDLE);
-            return b != null && "ACTIVE".equals(stateName(b.getState())) ? b : null;
-        });
+        Bundle bundle = awaitActive(OSGI_BUNDLE);
         long started = bundle.getLastModified();
 
         ConfigurationAdmin configAdmin = (ConfigurationAdmin) service(ConfigurationAdmin.class.getName(), null);
@@ -108,17 +104,5 @@ public class OsgiServicesIT extends KarafTestSupport {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static <T> T await(String what, Supplier<T> probe) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            T value = probe.get();
-            if (value != null) {
-                return value;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("timed out after 60 s waiting for " + what);
     }
 }
