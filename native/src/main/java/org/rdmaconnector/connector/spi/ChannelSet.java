@@ -27,10 +27,8 @@ import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.MemoryRegion;
 import org.rdmaconnector.verbs.PortSpace;
-import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
 import org.rdmaconnector.verbs.RdmaException;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.engine.Sources;
@@ -47,15 +45,10 @@ public final class ChannelSet implements AutoCloseable {
     private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(3);
 
     private final ChannelSettings settings;
-    private final DeviceRegistry.Lease device;
-    private final ProtectionDomain pd;
+    private final DeviceQueueSet queues;
     private final EventChannel events;
-    private final CompletionChannel completionChannel;
-    private final CompletionQueue cq;
     private final Registration cmRegistration;
-    private final Registration completionRegistration;
     private final Map<CmId, Outbound> byId = new ConcurrentHashMap<>();
-    private final Map<Integer, Outbound> byQp = new ConcurrentHashMap<>();
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     private final AtomicLong registeredBytes = new AtomicLong();
     private volatile Consumer<AsyncEvent> fatalListener;
@@ -64,17 +57,11 @@ public final class ChannelSet implements AutoCloseable {
 
     private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
         this.settings = settings;
-        this.device = opened.push(devices.acquire(settings.deviceName(), settings.portNumber()));
-        DeviceContext context = device.context();
-        this.pd = opened.push(context.allocateProtectionDomain());
+        this.queues = opened.push(DeviceQueueSet.open(devices.acquire(settings.deviceName(), settings.portNumber()),
+            settings.cqDepth(), settings.completionVector(), engine, EventEngine.DEFAULT_MAX_IN_FLIGHT));
         this.events = opened.push(EventChannel.create());
-        this.completionChannel = opened.push(context.createCompletionChannel());
-        this.cq = opened.push(context.createCompletionQueue(settings.cqDepth(), completionChannel,
-            settings.completionVector()));
-        this.completionRegistration = opened.push(engine.register(Sources.completions(completionChannel),
-            this::onCompletion));
         this.cmRegistration = opened.push(engine.register(Sources.cmEvents(events), this::onCmEvent));
-        device.onAsyncEvent(this::onAsyncEvent);
+        queues.lease().onAsyncEvent(this::onAsyncEvent);
     }
 
     /**
@@ -101,12 +88,12 @@ public final class ChannelSet implements AutoCloseable {
 
     /** The device this set is on (the configured one, or the first active one it resolved to). */
     public String deviceName() {
-        return device.deviceName();
+        return queues.deviceName();
     }
 
     /** The shared device context. */
     public DeviceContext context() {
-        return device.context();
+        return queues.context();
     }
 
     /** The CM event channel. */
@@ -116,12 +103,12 @@ public final class ChannelSet implements AutoCloseable {
 
     /** The completion channel. */
     public CompletionChannel completionChannel() {
-        return completionChannel;
+        return queues.completionChannel();
     }
 
     /** The completion queue. */
     public CompletionQueue completionQueue() {
-        return cq;
+        return queues.completionQueue();
     }
 
     /** Bytes registered through this set now. */
@@ -164,7 +151,7 @@ public final class ChannelSet implements AutoCloseable {
         }
         reserve(buffer.capacity());
         try {
-            MemoryRegion region = pd.register(buffer);
+            MemoryRegion region = queues.protectionDomain().register(buffer);
             regions.add(region);
             return region;
         } catch (RuntimeException e) {
@@ -221,10 +208,11 @@ public final class ChannelSet implements AutoCloseable {
             }
             reserve(endpointStagingBytes());
             endpoint.reserved = true;
-            endpoint.connection = new RcConnection(endpoint.id, pd, cq, new QueuePairCapabilities(settings.maxSendWr(),
-                settings.maxRecvWr(), 1, 1, settings.maxInlineData()), RdmaEndpoint.MAX_STAGED_MESSAGE,
-                settings.maxSendWr(), settings.maxRecvWr());
-            byQp.put(endpoint.connection.qpNumber(), endpoint);
+            endpoint.connection = new RcConnection(endpoint.id, queues.protectionDomain(), queues.completionQueue(),
+                new QueuePairCapabilities(settings.maxSendWr(), settings.maxRecvWr(), 1, 1, settings.maxInlineData()),
+                RdmaEndpoint.MAX_STAGED_MESSAGE, settings.maxSendWr(), settings.maxRecvWr());
+            RcConnection rc = endpoint.connection;
+            queues.route(rc.qpNumber(), rc::complete);
             endpoint.id.connect(ConnectionParameters.defaults());
             endpoint.expect(CmEventType.ESTABLISHED, "rdma_connect", deadline);
             return endpoint;
@@ -252,13 +240,6 @@ public final class ChannelSet implements AutoCloseable {
         endpoint.onEvent(event);
     }
 
-    private void onCompletion(WorkCompletion completion) {
-        Outbound endpoint = byQp.get(completion.qpNumber());
-        if (endpoint != null && endpoint.connection != null) {
-            endpoint.connection.complete(completion);
-        }
-    }
-
     /** Closes every endpoint and memory region made through this set; the channels stay open. */
     public void cleanup() {
         for (Outbound endpoint : List.copyOf(byId.values())) {
@@ -276,12 +257,8 @@ public final class ChannelSet implements AutoCloseable {
             return;
         }
         AutoCloseableStack stack = new AutoCloseableStack();
-        stack.push(device);
-        stack.push(pd);
+        stack.push(queues);
         stack.push(events);
-        stack.push(completionChannel);
-        stack.push(cq);
-        stack.push(completionRegistration);
         stack.push(cmRegistration);
         stack.push(this::cleanup);
         stack.closeAll(null);
@@ -325,11 +302,11 @@ public final class ChannelSet implements AutoCloseable {
                 connected = true; // before the connecting thread sees it: a DISCONNECTED right after is answered
             }
             if (event.type() == CmEventType.DISCONNECTED) {
-                boolean answer = connected;
                 connected = false;
-                if (answer && disconnected.getCount() != 0) {
+                RcConnection c = connection;
+                if (c != null) {
                     try {
-                        id.disconnect(); // the peer asked (DREQ): answer it (DREP)
+                        c.disconnect(); // the peer asked (DREQ): the answer (DREP), unless we asked first
                     } catch (RuntimeException e) {
                         LOG.log(Level.DEBUG, "answering the disconnect of " + remote + " failed", e);
                     }
@@ -412,9 +389,10 @@ public final class ChannelSet implements AutoCloseable {
                 closed = true;
             }
             try {
-                if (connected) {
+                RcConnection c = connection;
+                if (connected && c != null) {
                     connected = false;
-                    id.disconnect();
+                    c.disconnect();
                     if (!disconnected.await(DISCONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                         LOG.log(Level.WARNING, "no DISCONNECTED from " + remote + " within " + DISCONNECT_WAIT
                             + "; destroying the connection anyway");
@@ -428,7 +406,7 @@ public final class ChannelSet implements AutoCloseable {
                 byId.remove(id);
                 RcConnection c = connection;
                 if (c != null) {
-                    byQp.remove(c.qpNumber());
+                    queues.unroute(c.qpNumber());
                     c.close();
                 } else {
                     id.close();

@@ -1,6 +1,6 @@
 package org.rdmaconnector.connector.spi;
 
-import java.nio.ByteBuffer;
+import com.sun.jna.Memory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,17 +17,22 @@ import org.rdmaconnector.verbs.QueuePairCapabilities;
 import org.rdmaconnector.verbs.WcOpcode;
 import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
+import org.rdmaconnector.verbs.jna.Mem;
 
 /**
  * The data path of one reliable connection, shared by outbound endpoints and accepted connections: its CM id and
  * queue pair, one registered staging buffer ({@code sendSlots} + {@code recvSlots} slots of {@code slotSize} bytes),
  * and the posted requests by work request id, each completed exactly once: by its work completion, or as flushed
- * when the connection is closed first. Thread-safe.
+ * when the connection is closed first. The staging memory is native memory of its own, freed by {@link #close()}
+ * (not by the garbage collector: a peer that connects and disconnects in a loop must not be able to pile up
+ * direct memory until a GC). {@link #disconnect()} is the one place a connection's rdma_disconnect is sent.
+ * Thread-safe.
  */
 final class RcConnection {
     private final CmId id;
     private final QueuePair qp;
     private final int qpNumber;
+    private final Memory stagingMemory;
     private final MemoryRegion staging;
     private final int slotSize;
     private final int sendSlots;
@@ -37,7 +42,9 @@ final class RcConnection {
     private final Map<Long, Posted> posted = new ConcurrentHashMap<>();
     // one sequence for all connections: a stale completion of a reused qp number never matches a new request
     private static final AtomicLong NEXT_WR_ID = new AtomicLong();
+    // guarded by this; the staging memory is read and written only under this lock and while not closed
     private boolean closed;
+    private boolean disconnectSent;
 
     private record Posted(WorkRequest request, int slot) {
     }
@@ -51,13 +58,19 @@ final class RcConnection {
         this.recvSlots = recvSlots;
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
+        long bytes = Math.max(1, stagingBytes(slotSize, sendSlots, recvSlots));
+        Memory memory = null;
         try {
-            this.staging = pd.register(ByteBuffer.allocateDirect(
-                Math.max(1, Math.toIntExact(stagingBytes(slotSize, sendSlots, recvSlots)))));
-        } catch (RuntimeException e) {
+            memory = Mem.allocate(bytes);
+            this.staging = pd.register(memory.getByteBuffer(0, Math.toIntExact(bytes)));
+        } catch (RuntimeException | Error e) {
+            if (memory != null) {
+                memory.close();
+            }
             qp.close();
             throw e;
         }
+        this.stagingMemory = memory;
         for (int i = 0; i < sendSlots; i++) {
             freeSend.add(i);
         }
@@ -93,9 +106,11 @@ final class RcConnection {
                 + slotSize + " bytes); register a buffer and send from it");
         }
         int slot = take(freeSend, "send", sendSlots);
-        ByteBuffer buffer = staging.buffer();
-        synchronized (buffer) {
-            buffer.put(slot * slotSize, message);
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the connection is closed");
+            }
+            stagingMemory.write((long) slot * slotSize, message, 0, message.length);
         }
         return post(WorkRequest.Kind.SEND, slot, staging, slot * slotSize, message.length);
     }
@@ -165,9 +180,11 @@ final class RcConnection {
         byte[] data = null;
         if (p.request().kind() == WorkRequest.Kind.RECEIVE && p.slot() >= 0) {
             data = new byte[wc.isSuccess() ? Math.min(wc.byteLength(), slotSize) : 0];
-            ByteBuffer buffer = staging.buffer();
-            synchronized (buffer) {
-                buffer.get(p.slot() * slotSize, data);
+            synchronized (this) {
+                if (closed) { // closed meanwhile: its flush completed the request already
+                    return null;
+                }
+                stagingMemory.read((long) p.slot() * slotSize, data, 0, data.length);
             }
         }
         giveBack(p.slot());
@@ -196,7 +213,27 @@ final class RcConnection {
         return flushed;
     }
 
-    /** Destroys the id (and with it the queue pair), completes what is left as flushed, deregisters the staging. */
+    /**
+     * Sends rdma_disconnect at most once: our own disconnect (DREQ) or the answer to the peer's (DREP), whichever
+     * comes first; the queue pair then goes to ERROR and flushes what is posted.
+     *
+     * @return whether this call sent it
+     */
+    boolean disconnect() {
+        synchronized (this) {
+            if (disconnectSent || closed) {
+                return false;
+            }
+            disconnectSent = true;
+        }
+        id.disconnect();
+        return true;
+    }
+
+    /**
+     * Destroys the id (and with it the queue pair), completes what is left as flushed, deregisters the staging
+     * buffer and frees its memory, now. Twice is a no-op.
+     */
     void close() {
         synchronized (this) {
             if (closed) {
@@ -208,7 +245,13 @@ final class RcConnection {
             id.close();
         } finally {
             flush();
-            staging.close();
+            try {
+                staging.close();
+            } finally {
+                synchronized (this) { // no copy in or out is running: they hold this lock and check 'closed'
+                    stagingMemory.close();
+                }
+            }
         }
     }
 }

@@ -1,0 +1,347 @@
+package org.rdmaconnector.connector.spi;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.rdmaconnector.connector.AcceptPolicy;
+import org.rdmaconnector.connector.InboundConnection;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.CmEventType;
+import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.verbs.jna.Layout;
+
+/**
+ * A connection a listener took a CONNECT_REQUEST for, from the decision to its destruction, as an explicit state
+ * machine over its {@link ConnectionWire}:
+ * <pre>
+ * REQUESTED --accept--> ACCEPTING --ESTABLISHED--> ESTABLISHED --DISCONNECTED, our disconnect, a failed
+ *     |                     |                                    work request--> DISCONNECTING --drained--> DESTROYED
+ *     +--rejected-----------+--CONNECT_ERROR, REJECTED, UNREACHABLE, DEVICE_REMOVAL, destroy()--------------> DESTROYED
+ * </pre>
+ * The queue pair and its memory exist only from the accept decision on, and are freed at once on DESTROYED (a
+ * deadline bounds the wait for posted requests to flush after a disconnect, and is cancelled by the destruction).
+ * CM events arrive in order on one thread, completions in order on another; state changes happen under this
+ * object's lock, and the wire and the endpoints are called outside it.
+ */
+final class AcceptedConnection implements InboundConnection {
+    private static final System.Logger LOG = System.getLogger(AcceptedConnection.class.getName());
+    /** How long a disconnected connection waits for its posted requests to flush before it is destroyed anyway. */
+    static final Duration DRAIN_DEADLINE = Duration.ofSeconds(60);
+
+    /** Where the connection stands. */
+    enum State {
+        /** CONNECT_REQUEST taken, decision pending; no queue pair yet. */
+        REQUESTED,
+        /** Queue pair set up, receives posted, rdma_accept sent; it may send before ESTABLISHED is read. */
+        ACCEPTING,
+        /** ESTABLISHED read. */
+        ESTABLISHED,
+        /** Disconnect sent or answered; posted requests are flushing. */
+        DISCONNECTING,
+        /** Id, queue pair and memory freed. */
+        DESTROYED
+    }
+
+    private final long number;
+    private final ConnectionWire wire;
+    private final InetSocketAddress listenAddress;
+    private final Deliveries deliveries;
+    private final Scheduler scheduler;
+    private final Consumer<AcceptedConnection> onDestroyed;
+    private final AtomicLong receives = new AtomicLong();
+    private final AtomicLong sends = new AtomicLong();
+    // guarded by this
+    private State state = State.REQUESTED;
+    private Deadline deadline;
+
+    /**
+     * @param onDestroyed told once, when the connection is destroyed (its slot and table entry are freed there)
+     */
+    AcceptedConnection(long number, ConnectionWire wire, InetSocketAddress listenAddress, Deliveries deliveries,
+                       Scheduler scheduler, Consumer<AcceptedConnection> onDestroyed) {
+        this.number = number;
+        this.wire = wire;
+        this.listenAddress = listenAddress;
+        this.deliveries = deliveries;
+        this.scheduler = scheduler;
+        this.onDestroyed = onDestroyed;
+    }
+
+    synchronized State state() {
+        return state;
+    }
+
+    // ------------------------------------------------------------------ the decision
+
+    /**
+     * Decides the CONNECT_REQUEST under {@code policy} and accepts or rejects it. Under ACCEPT the queue pair is set
+     * up and accepted before the endpoints see the request; otherwise they see it first and nothing is allocated
+     * unless it is accepted.
+     *
+     * @return null when accepted, else why it was rejected (the connection is destroyed then)
+     */
+    ConnectRequestDecision.Reason request(AcceptPolicy policy, byte[] privateData) {
+        InboundEvent event = new InboundEvent(CmEventType.CONNECT_REQUEST, 0, privateData, this, listenAddress, policy,
+            switch (policy) {
+                case ACCEPT -> InboundEvent.Decision.ACCEPTED;
+                case REJECT -> InboundEvent.Decision.REJECTED;
+                case ENDPOINT_DECIDES -> InboundEvent.Decision.PENDING;
+            });
+        if (policy == AcceptPolicy.ACCEPT) {
+            if (!setUpAndAccept()) {
+                return ConnectRequestDecision.Reason.NO_RESOURCES;
+            }
+            deliveries.deliver(event);
+            return null;
+        }
+        if (event.isDecisionPending() && !deliveries.hasDecider()) {
+            LOG.log(Level.WARNING, "accept policy endpoint-decides on " + listenAddress + ", and no CmEventListener "
+                + "endpoint is active to decide: rejecting " + wire.peerAddress());
+        }
+        deliveries.deliver(event);
+        if (event.settle() == InboundEvent.Decision.REJECTED) {
+            byte[] data = event.rejectData();
+            rejectAndDestroy(data != null ? data : ConnectRequestDecision.Reason.NOT_ACCEPTED.privateData());
+            return ConnectRequestDecision.Reason.NOT_ACCEPTED;
+        }
+        return setUpAndAccept() ? null : ConnectRequestDecision.Reason.NO_RESOURCES;
+    }
+
+    /** Queue pair, slots and receives first, then ACCEPTING (a receive may be answered at once), then rdma_accept. */
+    private boolean setUpAndAccept() {
+        boolean allocated = false;
+        try {
+            wire.allocate(this::onCompletion);
+            allocated = true;
+            synchronized (this) {
+                if (state != State.REQUESTED) {
+                    throw new IllegalStateException("the connection was destroyed while it was set up");
+                }
+                state = State.ACCEPTING;
+            }
+            wire.accept();
+            return true;
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.WARNING, "cannot accept connection " + number + " from " + wire.peerAddress() + ": " + e);
+            if (allocated) {
+                destroy();
+            } else {
+                rejectAndDestroy(ConnectRequestDecision.Reason.NO_RESOURCES.privateData());
+            }
+            return false;
+        }
+    }
+
+    private void rejectAndDestroy(byte[] privateData) {
+        try {
+            wire.reject(privateData);
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "rdma_reject of connection " + number + " failed", e);
+        }
+        destroy();
+    }
+
+    // ------------------------------------------------------------------ CM events after the decision
+
+    /** A CM event of this connection's id, in the order the CM gave them. */
+    void onCmEvent(CmEventType type, int status, byte[] privateData) {
+        InboundEvent event = new InboundEvent(type, status, privateData, this, listenAddress, AcceptPolicy.ACCEPT,
+            InboundEvent.Decision.NONE);
+        switch (type) {
+            case ESTABLISHED -> {
+                synchronized (this) {
+                    if (state == State.ACCEPTING) {
+                        state = State.ESTABLISHED;
+                    }
+                }
+                deliveries.deliver(event);
+            }
+            case DISCONNECTED -> {
+                startDisconnect(); // the peer asked (DREQ): the answer (DREP); or our own request completed
+                deliveries.deliver(event);
+                destroyWhenDrained();
+            }
+            case TIMEWAIT_EXIT -> deliveries.deliver(event);
+            default -> { // CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL, ...: the connection is over
+                deliveries.deliver(event);
+                destroy();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    /** A work completion of this connection's queue pair, in the order the CQ gave them. */
+    void onCompletion(WorkCompletion wc) {
+        WorkRequest request = wire.complete(wc);
+        if (request == null) {
+            return; // flushed by a destroy already
+        }
+        boolean receive = request.kind() == WorkRequest.Kind.RECEIVE;
+        if (!wc.isSuccess() && startDisconnect() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR) {
+            // the queue pair is in ERROR now and every posted request flushes; a status other than a flush is a
+            // failure of the connection (a message larger than the buffer, a retry budget used up, ...)
+            LOG.log(Level.WARNING, "connection " + number + " with " + wire.peerAddress() + " failed: "
+                + (receive ? "receive " : "send ") + wc.statusText() + "; disconnecting");
+        }
+        if (!(receive && wc.status() == Layout.IBV_WC_WR_FLUSH_ERR)) { // a flushed receive is ours, not a message
+            long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
+            deliveries.deliver(new InboundCompletion(this, wc, receive, request.data(), sequence));
+        }
+        if (receive && wc.isSuccess() && isOpen()) {
+            // only now that it is delivered: while an endpoint is slow the peer meets receiver-not-ready (RC flow
+            // control holds it back) instead of our dropping what it sends
+            try {
+                wire.repostReceive();
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "re-posting a receive on connection " + number + " failed", e);
+            }
+        }
+        if (isDisconnecting() && wire.outstanding() == 0) {
+            destroy();
+        }
+    }
+
+    private synchronized boolean isOpen() {
+        return state == State.ACCEPTING || state == State.ESTABLISHED;
+    }
+
+    private synchronized boolean isDisconnecting() {
+        return state == State.DISCONNECTING;
+    }
+
+    // ------------------------------------------------------------------ disconnect and destroy
+
+    /**
+     * ACCEPTING or ESTABLISHED to DISCONNECTING, and the one rdma_disconnect (the wire sends it at most once).
+     *
+     * @return whether this call made the change
+     */
+    private boolean startDisconnect() {
+        synchronized (this) {
+            if (state != State.ACCEPTING && state != State.ESTABLISHED) {
+                return false;
+            }
+            state = State.DISCONNECTING;
+        }
+        try {
+            wire.disconnect();
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "rdma_disconnect of connection " + number + " failed", e);
+        }
+        return true;
+    }
+
+    /** Destroyed now when nothing is posted; otherwise when the last flush arrives, or at the deadline. */
+    private void destroyWhenDrained() {
+        if (wire.outstanding() == 0) {
+            destroy();
+            return;
+        }
+        synchronized (this) {
+            if (state == State.DESTROYED || deadline != null) {
+                return;
+            }
+            deadline = new Deadline(this);
+            deadline.cancel = scheduler.schedule(deadline, DRAIN_DEADLINE);
+        }
+    }
+
+    /** Frees the id, queue pair and memory now (idempotent); cancels the deadline and tells the owner. */
+    void destroy() {
+        Deadline pending;
+        synchronized (this) {
+            if (state == State.DESTROYED) {
+                return;
+            }
+            state = State.DESTROYED;
+            pending = deadline;
+            deadline = null;
+        }
+        if (pending != null) {
+            pending.clear();
+        }
+        try {
+            wire.destroy();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "destroying connection " + number + " failed", e);
+        } finally {
+            onDestroyed.accept(this);
+        }
+    }
+
+    /**
+     * The drain deadline's task. A timer may keep a cancelled task until its time (java.util.Timer does), so the
+     * task lets go of the connection when it is cleared: nothing of a destroyed connection stays reachable.
+     */
+    private static final class Deadline implements Runnable {
+        private volatile AcceptedConnection connection;
+        private volatile Runnable cancel;
+
+        Deadline(AcceptedConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void run() {
+            AcceptedConnection c = connection;
+            if (c != null) {
+                LOG.log(Level.WARNING, "connection " + c.number + " with " + c.wire.peerAddress() + " still had "
+                    + c.wire.outstanding() + " requests posted " + DRAIN_DEADLINE.toSeconds() + " s after its "
+                    + "disconnect; destroying it");
+                c.destroy();
+            }
+        }
+
+        void clear() {
+            connection = null;
+            Runnable c = cancel;
+            if (c != null) {
+                c.run();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ InboundConnection
+
+    @Override
+    public long number() {
+        return number;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return wire.peerAddress();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return wire.localAddress();
+    }
+
+    @Override
+    public synchronized boolean isConnected() {
+        return state == State.ESTABLISHED;
+    }
+
+    @Override
+    public WorkRequest send(byte[] message) {
+        if (!isOpen()) { // it can send once accepted, before ESTABLISHED is read
+            throw new IllegalStateException("connection " + number + " with " + wire.peerAddress() + " is not "
+                + "established (" + state() + ")");
+        }
+        return wire.send(message);
+    }
+
+    @Override
+    public void disconnect() {
+        startDisconnect();
+    }
+
+    @Override
+    public String toString() {
+        return "InboundConnection[" + number + ", peer " + wire.peerAddress() + ", " + state() + "]";
+    }
+}

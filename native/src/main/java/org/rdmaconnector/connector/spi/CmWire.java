@@ -1,0 +1,156 @@
+package org.rdmaconnector.connector.spi;
+
+import java.net.InetSocketAddress;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.CmId;
+import org.rdmaconnector.verbs.ConnectionParameters;
+import org.rdmaconnector.verbs.QueuePairCapabilities;
+import org.rdmaconnector.verbs.WorkCompletion;
+
+/**
+ * A {@link ConnectionWire} on a real CM id: the queue pair and slots ({@link RcConnection}) come from the per-device
+ * queue set of the id's device, asked for only when the connection is accepted.
+ */
+final class CmWire implements ConnectionWire {
+    private final CmId id;
+    private final InetSocketAddress peer;
+    private final InetSocketAddress local;
+    private final ListenerSettings settings;
+    private final QueueSets queues;
+    private volatile DeviceQueueSet device;
+    private volatile RcConnection rc;
+    private boolean destroyed;
+
+    /** The listener's queue sets, one per device. */
+    @FunctionalInterface
+    interface QueueSets {
+        /**
+         * Runs {@code setUp} on the queue set of {@code deviceName} (opened when needed), so that the set is not
+         * released while a queue pair is set up on it.
+         *
+         * @throws IllegalStateException when the listener is stopping: nothing is created then
+         */
+        RcConnection setUp(String deviceName, Function<DeviceQueueSet, RcConnection> setUp);
+    }
+
+    CmWire(CmId id, ListenerSettings settings, QueueSets queues) {
+        this.id = id;
+        this.peer = id.peerAddress();
+        this.local = id.localAddress();
+        this.settings = settings;
+        this.queues = queues;
+    }
+
+    /** The device of the queue pair, or null before {@link #allocate}. */
+    String deviceName() {
+        DeviceQueueSet d = device;
+        return d == null ? null : d.deviceName();
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return peer;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public void allocate(Consumer<WorkCompletion> completions) {
+        int count = settings.receiveBufferCount();
+        RcConnection connection;
+        synchronized (this) {
+            if (destroyed) {
+                throw new IllegalStateException("the connection with " + peer + " is destroyed");
+            }
+            connection = queues.setUp(id.deviceName(), d -> {
+                RcConnection c = new RcConnection(id, d.protectionDomain(), d.completionQueue(),
+                    QueuePairCapabilities.of(count, count), settings.receiveBufferSize(), count, count);
+                d.route(c.qpNumber(), completions);
+                device = d;
+                return c;
+            });
+            rc = connection;
+        }
+        for (int i = 0; i < count; i++) {
+            connection.receiveStaged();
+        }
+    }
+
+    @Override
+    public void accept() {
+        id.accept(ConnectionParameters.defaults());
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        id.reject(privateData);
+    }
+
+    @Override
+    public void disconnect() {
+        RcConnection c = rc;
+        if (c != null) {
+            c.disconnect();
+        }
+    }
+
+    @Override
+    public WorkRequest send(byte[] message) {
+        return allocated().sendStaged(message);
+    }
+
+    @Override
+    public void repostReceive() {
+        allocated().receiveStaged();
+    }
+
+    @Override
+    public WorkRequest complete(WorkCompletion completion) {
+        RcConnection c = rc;
+        return c == null ? null : c.complete(completion);
+    }
+
+    @Override
+    public int outstanding() {
+        RcConnection c = rc;
+        return c == null ? 0 : c.outstanding();
+    }
+
+    private RcConnection allocated() {
+        RcConnection c = rc;
+        if (c == null) {
+            throw new IllegalStateException("the connection with " + peer + " has no queue pair");
+        }
+        return c;
+    }
+
+    @Override
+    public void destroy() {
+        RcConnection c;
+        DeviceQueueSet d;
+        synchronized (this) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+            c = rc;
+            d = device;
+        }
+        if (c == null) {
+            id.close();
+            return;
+        }
+        d.unroute(c.qpNumber());
+        c.close();
+    }
+
+    @Override
+    public String toString() {
+        return "CmWire[" + peer + "]";
+    }
+}

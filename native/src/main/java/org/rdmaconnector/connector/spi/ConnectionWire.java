@@ -1,0 +1,49 @@
+package org.rdmaconnector.connector.spi;
+
+import java.net.InetSocketAddress;
+import java.util.function.Consumer;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.WorkCompletion;
+
+/**
+ * What an {@link AcceptedConnection} does to its CM id and queue pair: the narrow seam between the connection's state
+ * machine and rdma-core ({@link CmWire} in production, a recording stand-in in host tests). Calls come from the
+ * state machine only, never while it holds its lock.
+ */
+interface ConnectionWire {
+    /** The peer's address (known from the CONNECT_REQUEST). */
+    InetSocketAddress peerAddress();
+
+    /** The local address the request came in on. */
+    InetSocketAddress localAddress();
+
+    /**
+     * Creates the queue pair and its registered send and receive slots, and posts every receive: done only once the
+     * request is to be accepted. Completions of the queue pair go to {@code completions}.
+     */
+    void allocate(Consumer<WorkCompletion> completions);
+
+    /** rdma_accept(3). */
+    void accept();
+
+    /** rdma_reject(3) with {@code privateData} (at most 148 bytes). */
+    void reject(byte[] privateData);
+
+    /** rdma_disconnect(3), at most once (our own DREQ, or the DREP answering the peer's). */
+    void disconnect();
+
+    /** Sends {@code message} from a staged send slot. */
+    WorkRequest send(byte[] message);
+
+    /** Posts a staged receive again (its buffer was handed over). */
+    void repostReceive();
+
+    /** Completes the request of {@code completion}; null when it was completed already (flushed by a destroy). */
+    WorkRequest complete(WorkCompletion completion);
+
+    /** Requests posted and not completed. */
+    int outstanding();
+
+    /** Destroys the id, the queue pair and the slots' registered memory, now. Twice is a no-op. */
+    void destroy();
+}
