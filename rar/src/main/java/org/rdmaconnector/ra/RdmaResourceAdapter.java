@@ -13,6 +13,7 @@ import javax.management.ObjectName;
 import javax.transaction.xa.XAResource;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ActivationMBeans;
+import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
 import org.rdmaconnector.connector.spi.ListenerHub;
 import org.rdmaconnector.verbs.engine.EventEngine;
@@ -28,9 +29,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
 
     private final Map<Key, Registered> activations = new ConcurrentHashMap<>();
     private volatile WorkManagerExecutors executors;
-    private volatile EventEngine engine;
-    private volatile DeviceRegistry devices;
-    private volatile ListenerHub hub;
+    private volatile ConnectorRuntime runtime;
 
     private record Key(MessageEndpointFactory factory, ActivationSpec spec) {
     }
@@ -40,6 +39,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
 
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        EventEngine engine;
         try {
             executors = new WorkManagerExecutors(context);
             engine = EventEngine.runningOn(executors.loopRunner(), executors.delivery(),
@@ -51,8 +51,8 @@ public class RdmaResourceAdapter implements ResourceAdapter {
             throw new ResourceAdapterInternalException("the RDMA resource adapter cannot start its event loop: "
                 + e.getMessage(), e);
         }
-        devices = new DeviceRegistry(engine);
-        hub = new ListenerHub(devices, engine, executors.scheduler());
+        WorkManagerExecutors e = executors;
+        runtime = ConnectorRuntime.over(engine, e.scheduler(), e::close);
         LOG.log(System.Logger.Level.INFO, "RDMA resource adapter started");
     }
 
@@ -61,23 +61,24 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         for (Key key : activations.keySet()) {
             deactivate(key);
         }
-        ListenerHub h = hub;
-        if (h != null) {
-            h.close();
-            engine.close(); // no delivery and no ack races a closing queue after this
-            devices.close();
-            executors.close();
+        ConnectorRuntime r = runtime;
+        runtime = null;
+        if (r != null) {
+            r.close();
         }
-        hub = null;
         LOG.log(System.Logger.Level.INFO, "RDMA resource adapter stopped");
     }
 
     EventEngine engine() {
-        EventEngine e = engine;
-        if (e == null) {
+        return started().engine();
+    }
+
+    private ConnectorRuntime started() {
+        ConnectorRuntime r = runtime;
+        if (r == null) {
             throw new IllegalStateException("the RDMA resource adapter is not started");
         }
-        return e;
+        return r;
     }
 
     /** Runs {@code task} as Work (a callback that may block must not run on the thread that delivers events). */
@@ -90,11 +91,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     }
 
     DeviceRegistry devices() {
-        DeviceRegistry d = devices;
-        if (d == null) {
-            throw new IllegalStateException("the RDMA resource adapter is not started");
-        }
-        return d;
+        return started().devices();
     }
 
     @Override
@@ -102,10 +99,11 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         if (!(spec instanceof RdmaActivationSpec rdmaSpec)) {
             throw new NotSupportedException("the RDMA resource adapter takes RdmaActivationSpec, got " + spec);
         }
-        ListenerHub h = hub;
-        if (h == null) {
+        ConnectorRuntime r = runtime;
+        if (r == null) {
             throw new ResourceException("the RDMA resource adapter is not started");
         }
+        ListenerHub h = r.hub();
         Activation activation;
         try {
             activation = h.activate(rdmaSpec.settings(), new MessageEndpointSink(factory));

@@ -35,7 +35,9 @@ final class GuestRun {
             "cd " + quote(share.toString()),
             "bash " + quote(vmDir.resolve("selfcheck.sh").toString()) + " > selfcheck.log 2>&1",
             "echo \"selfcheck exit $?\"",
-            "exec " + quote(java.toString()) + " -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+            // MaxDirectMemorySize: the cap under which ChurnDeviceTest's connections must never be refused
+            "exec " + quote(java.toString()) + " -Xmx512m -XX:MaxDirectMemorySize=32m -XX:TieredStopAtLevel=1"
+                + " -XX:+UseSerialGC"
                 + " -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
                 + " -cp " + quote(classPath)
                 + " org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"

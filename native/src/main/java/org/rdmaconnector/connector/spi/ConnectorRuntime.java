@@ -1,0 +1,133 @@
+package org.rdmaconnector.connector.spi;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdmaconnector.verbs.engine.EventEngine;
+
+/**
+ * The composition root of the connector: one event engine, the shared device contexts ({@link DeviceRegistry}), the
+ * listeners ({@link ListenerHub}) and the scheduler of their retries and deadlines, wired once and closed in one
+ * order: the listeners (their connections and ids), then the engine (no delivery or ack races a closing queue after
+ * it), then the device contexts, then the threads. The resource adapter builds it on the WorkManager's threads
+ * ({@link #over}), the OSGi runtime and plain Java programs on threads of its own ({@link #standalone}).
+ */
+public final class ConnectorRuntime implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ConnectorRuntime.class.getName());
+    private static final Duration THREADS_STOP = Duration.ofSeconds(10);
+
+    private final EventEngine engine;
+    private final DeviceRegistry devices;
+    private final ListenerHub hub;
+    private final Scheduler scheduler;
+    private final AutoCloseable threads;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private ConnectorRuntime(EventEngine engine, Scheduler scheduler, AutoCloseable threads) {
+        this.engine = engine;
+        this.scheduler = scheduler;
+        this.threads = threads;
+        this.devices = new DeviceRegistry(engine);
+        this.hub = new ListenerHub(devices, engine, scheduler);
+    }
+
+    /**
+     * A runtime over an engine whose threads the container gives (a resource adapter's WorkManager and timer).
+     *
+     * @param threads closed last, after the engine: the container's timer and the like
+     */
+    public static ConnectorRuntime over(EventEngine engine, Scheduler scheduler, AutoCloseable threads) {
+        if (engine == null || scheduler == null || threads == null) {
+            throw new IllegalArgumentException("engine, scheduler and threads must not be null");
+        }
+        return new ConnectorRuntime(engine, scheduler, threads);
+    }
+
+    /**
+     * A runtime with threads of its own: the event loop, {@code deliveryThreads} delivery threads and a timer, all
+     * daemon threads named {@code <name>-event-loop}, {@code <name>-delivery-N}, {@code <name>-timer}.
+     *
+     * @param deliveryThreads from 1 to 256
+     */
+    public static ConnectorRuntime standalone(String name, int deliveryThreads) {
+        if (deliveryThreads < 1 || deliveryThreads > 256) {
+            throw new IllegalArgumentException("deliveryThreads must be from 1 to 256, was " + deliveryThreads);
+        }
+        ExecutorService delivery = Executors.newFixedThreadPool(deliveryThreads, named(name + "-delivery"));
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(named(name + "-timer"));
+        AutoCloseable threads = () -> {
+            timer.shutdownNow();
+            delivery.shutdown();
+            if (!delivery.awaitTermination(THREADS_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.log(Level.WARNING, "RDMA deliveries still running " + THREADS_STOP.toSeconds() + " s after stop");
+            }
+            if (!timer.awaitTermination(THREADS_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.log(Level.WARNING, "an RDMA timer task still running " + THREADS_STOP.toSeconds()
+                    + " s after stop");
+            }
+        };
+        EventEngine engine;
+        try {
+            engine = new EventEngine(named(name + "-event-loop"), delivery);
+        } catch (RuntimeException | Error e) {
+            timer.shutdownNow();
+            delivery.shutdownNow();
+            throw e;
+        }
+        Scheduler scheduler = (task, delay) -> {
+            ScheduledFuture<?> future = timer.schedule(task, Math.max(1, delay.toMillis()), TimeUnit.MILLISECONDS);
+            return () -> future.cancel(false);
+        };
+        return new ConnectorRuntime(engine, scheduler, threads);
+    }
+
+    private static ThreadFactory named(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** The event engine (its registrations are the open channels). */
+    public EventEngine engine() {
+        return engine;
+    }
+
+    /** The shared device contexts. */
+    public DeviceRegistry devices() {
+        return devices;
+    }
+
+    /** The listeners of the activated endpoints. */
+    public ListenerHub hub() {
+        return hub;
+    }
+
+    /** Runs retries and deadlines. */
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /** Stops the listeners, the engine, the device contexts, then the threads. Twice is a no-op. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        AutoCloseableStack stack = new AutoCloseableStack();
+        stack.push(threads);
+        stack.push(devices);
+        stack.push(engine);
+        stack.push(hub);
+        stack.closeAll(null);
+    }
+}

@@ -1,0 +1,140 @@
+package org.rdmaconnector.verbs.device;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ChannelSet;
+import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.verbs.TestProbes;
+import org.rdmaconnector.verbs.WorkCompletion;
+
+/**
+ * Connection churn on rxe0: a client connects, sends one message, gets its echo and disconnects, again and again,
+ * under the guest JVM's 32 MiB direct-memory cap (see GuestRun). None is refused, and afterwards the process's fds,
+ * threads, direct memory and the kernel's RDMA resources (rdma res: qp, cq, mr, cm_id) are back to their baseline:
+ * a destroyed connection frees its memory at once, not at the next GC or a minute later.
+ */
+@Tag("device")
+@Timeout(900)
+class ChurnDeviceTest {
+    private static final int CYCLES = Integer.getInteger("rdma.test.churn.cycles", 2000);
+
+    @Test
+    void connectEchoCloseCyclesRefuseNoneAndLeaveNothingBehind() throws Exception {
+        try (ConnectorStack stack = new ConnectorStack()) {
+            int port = Loopback.nextPort();
+            Activation echo = stack.hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, "accept", null, 4,
+                256, 2), new Recorder(c -> {
+                    if (c.isSuccess()) {
+                        c.connection().send(c.data());
+                    }
+                }));
+            TestProbes.await("listening", Loopback.TIMEOUT, () -> echo.state() == Activation.State.LISTENING);
+            ChannelSettings client = new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20);
+            try (ChannelSet set = ChannelSet.open(client, stack.devices, stack.engine)) {
+                InetSocketAddress listener = new InetSocketAddress(Loopback.ADDRESS, port);
+                cycle(set, listener, 0); // warm-up: the listener's queue set on rxe0 and librdmacm's state exist now
+                TestProbes.await("the warm-up connection is gone", Loopback.TIMEOUT, () -> echo.connectionCount() == 0);
+                Baseline before = Baseline.take();
+
+                List<String> refused = new ArrayList<>();
+                long started = System.nanoTime();
+                for (int i = 1; i <= CYCLES; i++) {
+                    try {
+                        cycle(set, listener, i);
+                    } catch (RuntimeException | OutOfMemoryError e) {
+                        refused.add("cycle " + i + ": " + e);
+                    }
+                }
+                double seconds = (System.nanoTime() - started) / 1e9;
+                TestProbes.await("every accepted connection destroyed", Loopback.TIMEOUT,
+                    () -> echo.connectionCount() == 0);
+                long settled = System.nanoTime();
+                Baseline after = Baseline.awaitBack(before);
+                System.out.printf("churn: %d cycles in %.1f s (%.1f cycles/s), %d refused; back to baseline %d ms "
+                    + "after the last disconnect%n  before %s%n  after  %s%n", CYCLES, seconds, CYCLES / seconds,
+                    refused.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settled), before, after);
+                assertEquals(List.of(), refused.subList(0, Math.min(5, refused.size())), refused.size() + " refused");
+                assertEquals(before, after, "fds, threads, direct memory and rdma res after " + CYCLES + " cycles");
+            }
+            echo.close();
+        }
+    }
+
+    private static void cycle(ChannelSet set, InetSocketAddress listener, int i) throws InterruptedException {
+        RdmaEndpoint endpoint = set.connect(listener, Loopback.TIMEOUT);
+        try {
+            WorkRequest reply = endpoint.receive();
+            byte[] message = ("churn " + i).getBytes(StandardCharsets.UTF_8);
+            WorkCompletion sent = endpoint.send(message).await(Loopback.TIMEOUT);
+            assertNotNull(sent, "send of cycle " + i);
+            assertNotNull(reply.await(Loopback.TIMEOUT), "echo of cycle " + i);
+            assertArrayEquals(message, reply.data(), "echo of cycle " + i);
+        } finally {
+            endpoint.close();
+        }
+    }
+
+    /** What a leak would make grow: fds, live threads, direct buffer bytes, and the kernel's RDMA objects. */
+    private record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rdmaResources) {
+        private static final Pattern COUNT = Pattern.compile("\"(qp|cq|mr|cm_id|pd)\":(\\d+)");
+
+        static Baseline take() throws IOException, InterruptedException {
+            long direct = 0;
+            for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+                if (pool.getName().equals("direct")) {
+                    direct = pool.getMemoryUsed();
+                }
+            }
+            return new Baseline(TestProbes.openFds(), ManagementFactory.getThreadMXBean().getThreadCount(), direct,
+                readRdmaResources());
+        }
+
+        /** Waits (bounded) until no count is above {@code before}'s, and returns the counts then. */
+        static Baseline awaitBack(Baseline before) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + Loopback.TIMEOUT.toNanos();
+            Baseline now = take();
+            while (!now.equals(before) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                now = take();
+            }
+            return now;
+        }
+
+        /** `rdma -j res show`: the summary counts of rxe0. */
+        private static Map<String, Integer> readRdmaResources() throws IOException, InterruptedException {
+            Process process = new ProcessBuilder("rdma", "-j", "res", "show").redirectErrorStream(true).start();
+            String json = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "rdma res show did not finish");
+            assertEquals(0, process.exitValue(), "rdma -j res show: " + json);
+            Map<String, Integer> counts = new LinkedHashMap<>();
+            Matcher m = COUNT.matcher(json);
+            while (m.find()) {
+                counts.merge(m.group(1), Integer.parseInt(m.group(2)), Integer::sum);
+            }
+            assertTrue(counts.containsKey("qp"), "no qp count in: " + json);
+            return counts;
+        }
+    }
+}
