@@ -74,7 +74,7 @@ class SettingsTest {
 
     @Test
     void malformedPeersAreNamed() {
-        assertEquals("allowed peer 'rdma-host' is not an IP address or CIDR block",
+        assertEquals("allowed peer 'rdma-host' " + Cidr.NOT_AN_ADDRESS,
             assertThrows(IllegalArgumentException.class, () -> Cidr.parse("rdma-host")).getMessage());
         assertEquals("allowed peer '10.0.0.0/33': prefix length must be from 0 to 32",
             assertThrows(IllegalArgumentException.class, () -> Cidr.parse("10.0.0.0/33")).getMessage());
