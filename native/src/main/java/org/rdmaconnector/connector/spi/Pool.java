@@ -34,19 +34,21 @@ public final class Pool<R> implements AutoCloseable {
      * @param borrowTimeout how long a borrower waits when all are borrowed
      */
     public record Settings(int minSize, int maxSize, Duration idleTimeout, Duration borrowTimeout) {
-        /** Every problem, one sentence each naming the property; empty when valid. */
-        public List<String> problems() {
-            List<String> problems = new ArrayList<>();
-            ChannelSettings.check(problems, "MinPoolSize", minSize, 0, 10_000);
-            ChannelSettings.check(problems, "MaxPoolSize", maxSize, 1, 10_000);
+        /** Every problem, each naming its property; empty when valid. */
+        public List<SettingProblem> problems() {
+            List<SettingProblem> problems = new ArrayList<>();
+            SettingProblem.checkRange(problems, "MinPoolSize", minSize, 0, 10_000);
+            SettingProblem.checkRange(problems, "MaxPoolSize", maxSize, 1, 10_000);
             if (minSize > maxSize) {
-                problems.add("MinPoolSize (" + minSize + ") must not be larger than MaxPoolSize (" + maxSize + ")");
+                problems.add(new SettingProblem("MinPoolSize", "MinPoolSize (" + minSize
+                    + ") must not be larger than MaxPoolSize (" + maxSize + ")"));
             }
             if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
-                problems.add("IdleTimeout must be positive, was " + idleTimeout);
+                problems.add(new SettingProblem("IdleTimeout", "IdleTimeout must be positive, was " + idleTimeout));
             }
             if (borrowTimeout == null || borrowTimeout.isNegative()) {
-                problems.add("BorrowTimeout must not be negative, was " + borrowTimeout);
+                problems.add(new SettingProblem("BorrowTimeout", "BorrowTimeout must not be negative, was "
+                    + borrowTimeout));
             }
             return problems;
         }
@@ -88,10 +90,7 @@ public final class Pool<R> implements AutoCloseable {
      */
     public Pool(Settings settings, Supplier<R> opener, Predicate<R> healthy, Consumer<R> cleanup,
                 Consumer<R> destroyer) {
-        List<String> problems = settings.problems();
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("invalid pool settings: " + String.join("; ", problems));
-        }
+        SettingProblem.throwIfAny("invalid pool settings", settings.problems());
         this.settings = settings;
         this.opener = opener;
         this.healthy = healthy;
