@@ -26,7 +26,8 @@ public final class Pool<R> implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Pool.class.getName());
 
     /**
-     * How a pool behaves.
+     * How a pool behaves. A timeout longer than {@link Long#MAX_VALUE} nanoseconds (about 292 years) counts as that
+     * long: forever.
      *
      * @param minSize resources kept even when idle (opened lazily)
      * @param maxSize resources at most, borrowed and idle together
@@ -110,7 +111,8 @@ public final class Pool<R> implements AutoCloseable {
      * @throws IllegalStateException when the pool is closed, or the timeout passed with all resources borrowed
      */
     public R borrow() {
-        long deadline = System.nanoTime() + settings.borrowTimeout().toNanos();
+        // a deadline wraps around for a saturated timeout; 'deadline - now' below still gives what is left
+        long deadline = System.nanoTime() + saturatedNanos(settings.borrowTimeout());
         boolean waited = false;
         List<R> unhealthy = new ArrayList<>();
         lock.lock();
@@ -218,6 +220,11 @@ public final class Pool<R> implements AutoCloseable {
         }
     }
 
+    /** Nanoseconds of {@code timeout}, {@link Long#MAX_VALUE} when it is longer (toNanos would throw). */
+    private static long saturatedNanos(Duration timeout) {
+        return timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+    }
+
     /** Destroys idle resources beyond the minimum that have been idle longer than the idle timeout. */
     public void evictIdle() {
         long now = System.nanoTime();
@@ -225,7 +232,7 @@ public final class Pool<R> implements AutoCloseable {
         lock.lock();
         try {
             while (idle.size() + borrowed > settings.minSize() && !idle.isEmpty()
-                && now - idle.peekFirst().since() >= settings.idleTimeout().toNanos()) {
+                && now - idle.peekFirst().since() >= saturatedNanos(settings.idleTimeout())) {
                 expired.add(idle.pollFirst().resource());
             }
         } finally {
