@@ -1,5 +1,7 @@
 package org.rdmaconnector.osgi;
 
+import org.rdmaconnector.connector.spi.ListenerSettings;
+
 /**
  * The service properties a whiteboard {@link org.rdmaconnector.connector.CmEventListener} or
  * {@link org.rdmaconnector.connector.CompletionListener} service carries; the meanings and defaults are those of the
@@ -10,18 +12,25 @@ public final class Whiteboard {
     public static final String ADDRESS = "rdma.address";
     /** Port (required). */
     public static final String PORT = "rdma.port";
-    /** Pending connection requests (default 16). */
+    /** Pending connection requests (default {@value ListenerSettings#DEFAULT_BACKLOG}). */
     public static final String BACKLOG = "rdma.backlog";
     /** accept, reject or endpoint-decides (default accept). */
     public static final String ACCEPT_POLICY = "rdma.acceptPolicy";
     /** CIDR blocks allowed to connect, comma separated (default all). */
     public static final String ALLOWED_PEERS = "rdma.allowedPeers";
-    /** Receives posted per connection (default 16). */
+    /** Receives posted per connection (default {@value ListenerSettings#DEFAULT_RECEIVE_BUFFER_COUNT}). */
     public static final String RECEIVE_BUFFER_COUNT = "rdma.receiveBufferCount";
-    /** Bytes per receive (default 4096). */
+    /** Bytes per receive (default {@value ListenerSettings#DEFAULT_RECEIVE_BUFFER_SIZE}). */
     public static final String RECEIVE_BUFFER_SIZE = "rdma.receiveBufferSize";
-    /** Deliveries at once to this service (default 8). */
+    /** Deliveries at once to this service (default {@value ListenerSettings#DEFAULT_MAX_CONCURRENT_DELIVERIES}). */
     public static final String MAX_CONCURRENT_DELIVERIES = "rdma.maxConcurrentDeliveries";
+    /** Connections the listener holds at once (default {@value ListenerSettings#DEFAULT_MAX_CONNECTIONS}). */
+    public static final String MAX_CONNECTIONS = "rdma.maxConnections";
+    /**
+     * Connections the listener holds at once from one peer IP address (default
+     * {@value ListenerSettings#DEFAULT_MAX_CONNECTIONS_PER_PEER}, at most {@link #MAX_CONNECTIONS}).
+     */
+    public static final String MAX_CONNECTIONS_PER_PEER = "rdma.maxConnectionsPerPeer";
 
     private Whiteboard() {
     }

@@ -4,17 +4,15 @@ import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.InvalidPropertyException;
 import jakarta.resource.spi.ResourceAdapter;
-import java.beans.IntrospectionException;
-import java.beans.PropertyDescriptor;
-import java.util.ArrayList;
 import java.util.List;
 import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.connector.spi.SettingProblem;
 
 /**
  * The activation of a {@link org.rdmaconnector.connector.CmEventListener} or
  * {@link org.rdmaconnector.connector.CompletionListener} endpoint: where to listen and how. Address and Port are
- * required; the rest have defaults (see {@link ListenerSettings#of}). Endpoints on the same Address and Port share
- * one listener and must agree on all properties but MaxConcurrentDeliveries.
+ * required; the rest have defaults (the {@code DEFAULT_*} constants of {@link ListenerSettings}). Endpoints on the
+ * same Address and Port share one listener and must agree on all properties but MaxConcurrentDeliveries.
  */
 public class RdmaActivationSpec implements ActivationSpec {
     private String address;
@@ -25,6 +23,8 @@ public class RdmaActivationSpec implements ActivationSpec {
     private Integer receiveBufferCount;
     private Integer receiveBufferSize;
     private Integer maxConcurrentDeliveries;
+    private Integer maxConnections;
+    private Integer maxConnectionsPerPeer;
     private ResourceAdapter resourceAdapter;
 
     /**
@@ -33,42 +33,15 @@ public class RdmaActivationSpec implements ActivationSpec {
      * @throws InvalidPropertyException naming every invalid property and why
      */
     public ListenerSettings settings() throws InvalidPropertyException {
-        List<String> problems = new ArrayList<>();
-        List<String> invalid = new ArrayList<>();
-        ListenerSettings settings = null;
-        try {
-            settings = ListenerSettings.of(address, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
-                receiveBufferSize, maxConcurrentDeliveries);
-            problems.addAll(settings.problems());
-        } catch (IllegalArgumentException e) {
-            problems.add(e.getMessage());
-            invalid.add(e.getMessage().startsWith("accept policy") ? "acceptPolicy" : "allowedPeers");
+        ListenerSettings.Builder builder = ListenerSettings.builder().address(address).port(port).backlog(backlog)
+            .acceptPolicy(acceptPolicy).allowedPeers(allowedPeers).receiveBufferCount(receiveBufferCount)
+            .receiveBufferSize(receiveBufferSize).maxConcurrentDeliveries(maxConcurrentDeliveries)
+            .maxConnections(maxConnections).maxConnectionsPerPeer(maxConnectionsPerPeer);
+        List<SettingProblem> problems = builder.problems();
+        if (!problems.isEmpty()) {
+            throw InvalidProperties.exception("invalid RDMA activation", problems, RdmaActivationSpec.class);
         }
-        if (port == null) {
-            problems.removeIf(p -> p.startsWith("Port must be from"));
-            problems.add(0, "Port must be set");
-        }
-        if (problems.isEmpty()) {
-            return settings;
-        }
-        for (String problem : problems) {
-            String first = problem.split(" ")[0];
-            if (!first.isEmpty() && Character.isUpperCase(first.charAt(0))) {
-                invalid.add(Character.toLowerCase(first.charAt(0)) + first.substring(1));
-            }
-        }
-        InvalidPropertyException e = new InvalidPropertyException("invalid RDMA activation: "
-            + String.join("; ", problems));
-        List<PropertyDescriptor> descriptors = new ArrayList<>();
-        for (String name : invalid.stream().distinct().toList()) {
-            try {
-                descriptors.add(new PropertyDescriptor(name, RdmaActivationSpec.class));
-            } catch (IntrospectionException ignored) {
-                // not a property of this class: the message still names it
-            }
-        }
-        e.setInvalidPropertyDescriptors(descriptors.toArray(new PropertyDescriptor[0]));
-        throw e;
+        return builder.build();
     }
 
     @Override
@@ -104,7 +77,7 @@ public class RdmaActivationSpec implements ActivationSpec {
         this.port = port;
     }
 
-    /** Pending connection requests the listening id holds (default 16). */
+    /** Pending connection requests the listening id holds (default {@value ListenerSettings#DEFAULT_BACKLOG}). */
     public Integer getBacklog() {
         return backlog;
     }
@@ -131,7 +104,7 @@ public class RdmaActivationSpec implements ActivationSpec {
         this.allowedPeers = allowedPeers;
     }
 
-    /** Receives posted per accepted connection (default 16). */
+    /** Receives posted per accepted connection (default {@value ListenerSettings#DEFAULT_RECEIVE_BUFFER_COUNT}). */
     public Integer getReceiveBufferCount() {
         return receiveBufferCount;
     }
@@ -140,7 +113,9 @@ public class RdmaActivationSpec implements ActivationSpec {
         this.receiveBufferCount = receiveBufferCount;
     }
 
-    /** Bytes per receive buffer: the largest message (default 4096). */
+    /**
+     * Bytes per receive buffer: the largest message (default {@value ListenerSettings#DEFAULT_RECEIVE_BUFFER_SIZE}).
+     */
     public Integer getReceiveBufferSize() {
         return receiveBufferSize;
     }
@@ -149,13 +124,40 @@ public class RdmaActivationSpec implements ActivationSpec {
         this.receiveBufferSize = receiveBufferSize;
     }
 
-    /** Deliveries running at once for this endpoint (default 8). */
+    /**
+     * Deliveries running at once for this endpoint (default
+     * {@value ListenerSettings#DEFAULT_MAX_CONCURRENT_DELIVERIES}).
+     */
     public Integer getMaxConcurrentDeliveries() {
         return maxConcurrentDeliveries;
     }
 
     public void setMaxConcurrentDeliveries(Integer maxConcurrentDeliveries) {
         this.maxConcurrentDeliveries = maxConcurrentDeliveries;
+    }
+
+    /**
+     * Connections the listener holds at once, from all peers (default
+     * {@value ListenerSettings#DEFAULT_MAX_CONNECTIONS}, from 1 to 65535).
+     */
+    public Integer getMaxConnections() {
+        return maxConnections;
+    }
+
+    public void setMaxConnections(Integer maxConnections) {
+        this.maxConnections = maxConnections;
+    }
+
+    /**
+     * Connections the listener holds at once from one peer IP address (default
+     * {@value ListenerSettings#DEFAULT_MAX_CONNECTIONS_PER_PEER}, at most MaxConnections).
+     */
+    public Integer getMaxConnectionsPerPeer() {
+        return maxConnectionsPerPeer;
+    }
+
+    public void setMaxConnectionsPerPeer(Integer maxConnectionsPerPeer) {
+        this.maxConnectionsPerPeer = maxConnectionsPerPeer;
     }
 
     @Override

@@ -17,6 +17,7 @@ import java.util.Set;
 import javax.security.auth.Subject;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.SettingProblem;
 import org.rdmaconnector.verbs.RdmaException;
 
 /**
@@ -89,9 +90,10 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
 
     private ChannelSettings validate() throws InvalidPropertyException {
         ChannelSettings settings = settings();
-        List<String> problems = settings.problems();
+        List<SettingProblem> problems = settings.problems();
         if (!problems.isEmpty()) {
-            throw new InvalidPropertyException("invalid RDMA connection definition: " + String.join("; ", problems));
+            throw InvalidProperties.exception("invalid RDMA connection definition", problems,
+                RdmaManagedConnectionFactory.class);
         }
         return settings;
     }
@@ -156,7 +158,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.deviceName = deviceName;
     }
 
-    /** The port number, from 1 (default 1). */
+    /** The port number, from 1 (default {@value ChannelSettings#DEFAULT_PORT_NUMBER}). */
     public Integer getPortNumber() {
         return portNumber;
     }
@@ -165,7 +167,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.portNumber = portNumber;
     }
 
-    /** Completion queue entries of each channel set (default 256). */
+    /** Completion queue entries of each channel set (default {@value ChannelSettings#DEFAULT_CQ_DEPTH}). */
     public Integer getCqDepth() {
         return cqDepth;
     }
@@ -174,7 +176,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.cqDepth = cqDepth;
     }
 
-    /** Completion vector of each completion queue (default 0). */
+    /** Completion vector of each completion queue (default {@value ChannelSettings#DEFAULT_COMPLETION_VECTOR}). */
     public Integer getCompletionVector() {
         return completionVector;
     }
@@ -183,7 +185,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.completionVector = completionVector;
     }
 
-    /** Send work requests per queue pair (default 64). */
+    /** Send work requests per queue pair (default {@value ChannelSettings#DEFAULT_MAX_SEND_WR}). */
     public Integer getMaxSendWr() {
         return maxSendWr;
     }
@@ -192,7 +194,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.maxSendWr = maxSendWr;
     }
 
-    /** Receive work requests per queue pair (default 64). */
+    /** Receive work requests per queue pair (default {@value ChannelSettings#DEFAULT_MAX_RECV_WR}). */
     public Integer getMaxRecvWr() {
         return maxRecvWr;
     }
@@ -201,7 +203,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.maxRecvWr = maxRecvWr;
     }
 
-    /** Bytes a send may carry inline (default 0). */
+    /** Bytes a send may carry inline (default {@value ChannelSettings#DEFAULT_MAX_INLINE_DATA}). */
     public Integer getMaxInlineData() {
         return maxInlineData;
     }
@@ -210,7 +212,8 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.maxInlineData = maxInlineData;
     }
 
-    /** The limit on memory registered through one channel set, in bytes (default 64 MiB). */
+    /** The limit on memory registered through one channel set, in bytes (default
+     * {@value ChannelSettings#DEFAULT_MAX_REGISTERED_BYTES}). */
     public Long getMaxRegisteredBytes() {
         return maxRegisteredBytes;
     }

@@ -100,6 +100,7 @@ class AdapterTest {
         InvalidPropertyException e = assertThrows(InvalidPropertyException.class, a::createConnectionFactory);
         assertEquals("invalid RDMA connection definition: CqDepth (8) must hold MaxSendWr + MaxRecvWr (64 + 64) "
             + "completions of one endpoint", e.getMessage());
+        assertEquals(List.of("cqDepth"), invalidProperties(e));
         RdmaManagedConnectionFactory unassociated = new RdmaManagedConnectionFactory();
         assertTrue(assertThrows(ResourceException.class, () -> unassociated.createManagedConnection(null, null))
             .getMessage().startsWith("the RDMA connection factory is not associated"));
@@ -112,10 +113,9 @@ class AdapterTest {
         spec.setAddress("rdma-host");
         spec.setReceiveBufferCount(0);
         InvalidPropertyException e = assertThrows(InvalidPropertyException.class, spec::validate);
-        assertEquals("invalid RDMA activation: Port must be set; Address 'rdma-host' is not an IP address; "
+        assertEquals("invalid RDMA activation: Address 'rdma-host' is not an IP address; Port must be set; "
             + "ReceiveBufferCount must be from 1 to 4096, was 0", e.getMessage());
-        assertEquals(List.of("port", "address", "receiveBufferCount"), Arrays.stream(
-            e.getInvalidPropertyDescriptors()).map(java.beans.PropertyDescriptor::getName).toList());
+        assertEquals(List.of("address", "port", "receiveBufferCount"), invalidProperties(e));
         spec.setAddress("10.0.0.1");
         spec.setPort(7471);
         spec.setReceiveBufferCount(null);
@@ -123,7 +123,43 @@ class AdapterTest {
         InvalidPropertyException policy = assertThrows(InvalidPropertyException.class, spec::validate);
         assertEquals("invalid RDMA activation: accept policy 'sometimes' is not one of [accept, reject, "
             + "endpoint-decides]", policy.getMessage());
-        assertEquals("acceptPolicy", policy.getInvalidPropertyDescriptors()[0].getName());
+        assertEquals(List.of("acceptPolicy"), invalidProperties(policy));
+    }
+
+    @Test
+    void aBadPolicyAndPeerListAreNamedTogetherWithTheRangeProblems() {
+        RdmaActivationSpec spec = new RdmaActivationSpec();
+        spec.setAddress("10.0.0.1");
+        spec.setPort(7471);
+        spec.setAcceptPolicy("sometimes");
+        spec.setAllowedPeers("192.168.1/24");
+        spec.setMaxConnections(4);
+        spec.setMaxConnectionsPerPeer(5);
+        InvalidPropertyException e = assertThrows(InvalidPropertyException.class, spec::validate);
+        assertEquals("invalid RDMA activation: MaxConnectionsPerPeer (5) must not be larger than MaxConnections (4); "
+            + "accept policy 'sometimes' is not one of [accept, reject, endpoint-decides]; allowed peer "
+            + "'192.168.1/24' is not a full IPv4 address (four decimal octets) or an IPv6 address", e.getMessage());
+        assertEquals(List.of("maxConnectionsPerPeer", "acceptPolicy", "allowedPeers"), invalidProperties(e));
+    }
+
+    @Test
+    void theConnectionLimitsReachTheListenerSettings() throws Exception {
+        RdmaActivationSpec spec = new RdmaActivationSpec();
+        spec.setAddress("10.0.0.1");
+        spec.setPort(7471);
+        assertEquals(64, spec.settings().maxConnections());
+        assertEquals(16, spec.settings().maxConnectionsPerPeer());
+        spec.setMaxConnections(100);
+        spec.setMaxConnectionsPerPeer(2);
+        assertEquals(100, spec.settings().maxConnections());
+        assertEquals(2, spec.settings().maxConnectionsPerPeer());
+        spec.setMaxConnections(0);
+        assertEquals(List.of("maxConnections", "maxConnectionsPerPeer"),
+            invalidProperties(assertThrows(InvalidPropertyException.class, spec::validate)));
+    }
+
+    private static List<String> invalidProperties(InvalidPropertyException e) {
+        return Arrays.stream(e.getInvalidPropertyDescriptors()).map(java.beans.PropertyDescriptor::getName).toList();
     }
 
     @Test

@@ -30,7 +30,7 @@ import org.rdmaconnector.verbs.RdmaException;
 public class PooledConnectionFactory implements RdmaConnectionFactory {
     private static final System.Logger LOG = System.getLogger(PooledConnectionFactory.class.getName());
 
-    /** The configuration (metatype). */
+    /** The configuration (metatype); the channel defaults are those of {@link ChannelSettings}. */
     @ObjectClassDefinition(name = "RDMA connection factory",
         description = "A pool of RDMA channel sets (CM event channel, completion channel and queue, PD) on one device")
     public @interface Config {
@@ -39,25 +39,25 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
         String deviceName() default "";
 
         @AttributeDefinition(description = "Port number, from 1")
-        int portNumber() default 1;
+        int portNumber() default ChannelSettings.DEFAULT_PORT_NUMBER;
 
         @AttributeDefinition(description = "Completion queue entries per set (at least maxSendWr + maxRecvWr)")
-        int cqDepth() default 256;
+        int cqDepth() default ChannelSettings.DEFAULT_CQ_DEPTH;
 
         @AttributeDefinition(description = "Completion vector")
-        int completionVector() default 0;
+        int completionVector() default ChannelSettings.DEFAULT_COMPLETION_VECTOR;
 
         @AttributeDefinition(description = "Send work requests per queue pair")
-        int maxSendWr() default 64;
+        int maxSendWr() default ChannelSettings.DEFAULT_MAX_SEND_WR;
 
         @AttributeDefinition(description = "Receive work requests per queue pair")
-        int maxRecvWr() default 64;
+        int maxRecvWr() default ChannelSettings.DEFAULT_MAX_RECV_WR;
 
         @AttributeDefinition(description = "Inline bytes per send")
-        int maxInlineData() default 0;
+        int maxInlineData() default ChannelSettings.DEFAULT_MAX_INLINE_DATA;
 
         @AttributeDefinition(description = "Memory registered through one set, in bytes")
-        long maxRegisteredBytes() default 64L << 20;
+        long maxRegisteredBytes() default ChannelSettings.DEFAULT_MAX_REGISTERED_BYTES;
 
         @AttributeDefinition(description = "Sets kept open when idle")
         int minPoolSize() default 0;

@@ -128,12 +128,16 @@ public class WhiteboardDelivery {
         boolean completions = service instanceof CompletionListener
             && types.contains(CompletionListener.class.getName());
         try {
-            ListenerSettings settings = ListenerSettings.of(text(properties.get(Whiteboard.ADDRESS)),
-                number(properties.get(Whiteboard.PORT)), number(properties.get(Whiteboard.BACKLOG)),
-                text(properties.get(Whiteboard.ACCEPT_POLICY)), text(properties.get(Whiteboard.ALLOWED_PEERS)),
-                number(properties.get(Whiteboard.RECEIVE_BUFFER_COUNT)),
-                number(properties.get(Whiteboard.RECEIVE_BUFFER_SIZE)),
-                number(properties.get(Whiteboard.MAX_CONCURRENT_DELIVERIES)));
+            ListenerSettings settings = ListenerSettings.builder().address(text(properties.get(Whiteboard.ADDRESS)))
+                .port(number(properties, Whiteboard.PORT)).backlog(number(properties, Whiteboard.BACKLOG))
+                .acceptPolicy(text(properties.get(Whiteboard.ACCEPT_POLICY)))
+                .allowedPeers(text(properties.get(Whiteboard.ALLOWED_PEERS)))
+                .receiveBufferCount(number(properties, Whiteboard.RECEIVE_BUFFER_COUNT))
+                .receiveBufferSize(number(properties, Whiteboard.RECEIVE_BUFFER_SIZE))
+                .maxConcurrentDeliveries(number(properties, Whiteboard.MAX_CONCURRENT_DELIVERIES))
+                .maxConnections(number(properties, Whiteboard.MAX_CONNECTIONS))
+                .maxConnectionsPerPeer(number(properties, Whiteboard.MAX_CONNECTIONS_PER_PEER))
+                .build();
             Activation activation = runtime.hub().activate(settings,
                 new ServiceSink(service, name, cmEvents, completions));
             return new Entry(Entry.keyOf(properties), activation, ActivationMBeans.register(activation));
@@ -154,7 +158,8 @@ public class WhiteboardDelivery {
         return value == null ? null : value.toString();
     }
 
-    private static Integer number(Object value) {
+    private static Integer number(Map<String, Object> properties, String name) {
+        Object value = properties.get(name);
         if (value == null) {
             return null;
         }
@@ -164,7 +169,7 @@ public class WhiteboardDelivery {
         try {
             return Integer.valueOf(value.toString().trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + value + "' is not a number", e);
+            throw new IllegalArgumentException(name + " '" + value + "' is not a number", e);
         }
     }
 
@@ -172,7 +177,8 @@ public class WhiteboardDelivery {
     private record Entry(Map<String, String> key, Activation activation, ObjectName shown) {
         private static final List<String> SETTINGS = List.of(Whiteboard.ADDRESS, Whiteboard.PORT,
             Whiteboard.BACKLOG, Whiteboard.ACCEPT_POLICY, Whiteboard.ALLOWED_PEERS, Whiteboard.RECEIVE_BUFFER_COUNT,
-            Whiteboard.RECEIVE_BUFFER_SIZE, Whiteboard.MAX_CONCURRENT_DELIVERIES);
+            Whiteboard.RECEIVE_BUFFER_SIZE, Whiteboard.MAX_CONCURRENT_DELIVERIES, Whiteboard.MAX_CONNECTIONS,
+            Whiteboard.MAX_CONNECTIONS_PER_PEER);
 
         /** The whiteboard properties as text: what an activation is made from. */
         static Map<String, String> keyOf(Map<String, Object> properties) {

@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How a {@link ChannelSet} is opened: the connection definition's configuration.
+ * How a {@link ChannelSet} is opened: the connection definition's configuration. The {@code DEFAULT_*} constants
+ * are the one source of its defaults (ra.xml and the OSGi metatype are tested against them).
  *
  * @param deviceName the device, or null for the first device whose port {@code portNumber} is ACTIVE
  * @param portNumber the port, from 1
@@ -17,29 +18,47 @@ import java.util.List;
  */
 public record ChannelSettings(String deviceName, int portNumber, int cqDepth, int completionVector, int maxSendWr,
                               int maxRecvWr, int maxInlineData, long maxRegisteredBytes) {
-    /** The defaults: first active device, port 1, 256 CQ entries, vector 0, 64/64 work requests, 0 inline, 64 MiB. */
-    public static final ChannelSettings DEFAULTS = new ChannelSettings(null, 1, 256, 0, 64, 64, 0, 64L << 20);
+    /** Default PortNumber. */
+    public static final int DEFAULT_PORT_NUMBER = 1;
+    /** Default CqDepth: the default MaxSendWr plus MaxRecvWr of two endpoints. */
+    public static final int DEFAULT_CQ_DEPTH = 256;
+    /** Default CompletionVector. */
+    public static final int DEFAULT_COMPLETION_VECTOR = 0;
+    /** Default MaxSendWr. */
+    public static final int DEFAULT_MAX_SEND_WR = 64;
+    /** Default MaxRecvWr. */
+    public static final int DEFAULT_MAX_RECV_WR = 64;
+    /** Default MaxInlineData. */
+    public static final int DEFAULT_MAX_INLINE_DATA = 0;
+    /** Default MaxRegisteredBytes: 64 MiB. */
+    public static final long DEFAULT_MAX_REGISTERED_BYTES = 64L << 20;
+
+    /** The defaults: the first active device and the {@code DEFAULT_*} values. */
+    public static final ChannelSettings DEFAULTS = new ChannelSettings(null, DEFAULT_PORT_NUMBER, DEFAULT_CQ_DEPTH,
+        DEFAULT_COMPLETION_VECTOR, DEFAULT_MAX_SEND_WR, DEFAULT_MAX_RECV_WR, DEFAULT_MAX_INLINE_DATA,
+        DEFAULT_MAX_REGISTERED_BYTES);
 
     /** Normalizes an empty device name to null (the first active device). */
     public ChannelSettings {
         deviceName = deviceName == null || deviceName.isBlank() ? null : deviceName.trim();
     }
 
-    /** Every problem of these settings, one sentence each naming the property; empty when valid. */
-    public List<String> problems() {
-        List<String> problems = new ArrayList<>();
-        check(problems, "PortNumber", portNumber, 1, 255);
-        check(problems, "CqDepth", cqDepth, 1, 4_194_304);
-        check(problems, "CompletionVector", completionVector, 0, 1023);
-        check(problems, "MaxSendWr", maxSendWr, 1, 65_536);
-        check(problems, "MaxRecvWr", maxRecvWr, 1, 65_536);
-        check(problems, "MaxInlineData", maxInlineData, 0, 65_536);
+    /** Every problem of these settings, each naming its property; empty when valid. */
+    public List<SettingProblem> problems() {
+        List<SettingProblem> problems = new ArrayList<>();
+        SettingProblem.checkRange(problems, "PortNumber", portNumber, 1, 255);
+        SettingProblem.checkRange(problems, "CqDepth", cqDepth, 1, 4_194_304);
+        SettingProblem.checkRange(problems, "CompletionVector", completionVector, 0, 1023);
+        SettingProblem.checkRange(problems, "MaxSendWr", maxSendWr, 1, 65_536);
+        SettingProblem.checkRange(problems, "MaxRecvWr", maxRecvWr, 1, 65_536);
+        SettingProblem.checkRange(problems, "MaxInlineData", maxInlineData, 0, 65_536);
         if (maxRegisteredBytes < 1) {
-            problems.add("MaxRegisteredBytes must be positive, was " + maxRegisteredBytes);
+            problems.add(new SettingProblem("MaxRegisteredBytes", "MaxRegisteredBytes must be positive, was "
+                + maxRegisteredBytes));
         }
         if ((long) maxSendWr + maxRecvWr > cqDepth) {
-            problems.add("CqDepth (" + cqDepth + ") must hold MaxSendWr + MaxRecvWr (" + maxSendWr + " + " + maxRecvWr
-                + ") completions of one endpoint");
+            problems.add(new SettingProblem("CqDepth", "CqDepth (" + cqDepth + ") must hold MaxSendWr + MaxRecvWr ("
+                + maxSendWr + " + " + maxRecvWr + ") completions of one endpoint"));
         }
         return problems;
     }
@@ -50,21 +69,12 @@ public record ChannelSettings(String deviceName, int portNumber, int cqDepth, in
      * @throws IllegalArgumentException listing every problem
      */
     public ChannelSettings validate() {
-        List<String> problems = problems();
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("invalid RDMA connection settings: " + String.join("; ", problems));
-        }
+        SettingProblem.throwIfAny("invalid RDMA connection settings", problems());
         return this;
     }
 
     /** The device as people should read it in messages. */
     public String deviceDescription() {
         return deviceName == null ? "the first device with port " + portNumber + " ACTIVE" : "device " + deviceName;
-    }
-
-    static void check(List<String> problems, String name, long value, long min, long max) {
-        if (value < min || value > max) {
-            problems.add(name + " must be from " + min + " to " + max + ", was " + value);
-        }
     }
 }

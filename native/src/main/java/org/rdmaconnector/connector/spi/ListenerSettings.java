@@ -7,7 +7,9 @@ import java.util.List;
 import org.rdmaconnector.connector.AcceptPolicy;
 
 /**
- * What an activation (JCA activation spec, OSGi whiteboard service properties) asks of a listener.
+ * What an activation (JCA activation spec, OSGi whiteboard service properties) asks of a listener. The
+ * {@code DEFAULT_*} constants are the one source of its defaults; {@link #builder()} makes settings from the text and
+ * wrapper values of an activation, with every problem named by its property.
  *
  * @param address the local address to listen on (an address of an RDMA device, or 0.0.0.0 for all)
  * @param port the port, 1 to 65535
@@ -17,47 +19,84 @@ import org.rdmaconnector.connector.AcceptPolicy;
  * @param receiveBufferCount receives posted per accepted connection (and send slots for replies)
  * @param receiveBufferSize bytes per receive buffer (the largest message)
  * @param maxConcurrentDeliveries deliveries running at once for one endpoint
+ * @param maxConnections connections the listener holds at once, from all peers
+ * @param maxConnectionsPerPeer connections the listener holds at once from one peer IP address
  */
 public record ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy,
                                List<Cidr> allowedPeers, int receiveBufferCount, int receiveBufferSize,
-                               int maxConcurrentDeliveries) {
-    /** Defaults: backlog 16, accept, all peers, 16 buffers of 4096 bytes, 8 concurrent deliveries. */
+                               int maxConcurrentDeliveries, int maxConnections, int maxConnectionsPerPeer) {
+    /** Default Backlog. */
+    public static final int DEFAULT_BACKLOG = 16;
+    /** Default AcceptPolicy. */
+    public static final AcceptPolicy DEFAULT_ACCEPT_POLICY = AcceptPolicy.ACCEPT;
+    /** Default ReceiveBufferCount. */
+    public static final int DEFAULT_RECEIVE_BUFFER_COUNT = 16;
+    /** Default ReceiveBufferSize. */
+    public static final int DEFAULT_RECEIVE_BUFFER_SIZE = 4096;
+    /** Default MaxConcurrentDeliveries. */
+    public static final int DEFAULT_MAX_CONCURRENT_DELIVERIES = 8;
+    /** Default MaxConnections. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 64;
+    /** Default MaxConnectionsPerPeer. */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_PEER = 16;
+
+    /** An empty or null peer list allows all peers. */
     public ListenerSettings {
         allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
     }
 
     /**
      * Settings from the string and wrapper values of an activation spec or service properties; null means the
-     * default. Range problems are left to {@link #problems()}.
+     * default, and MaxConnections and MaxConnectionsPerPeer are at their defaults. Range problems are left to
+     * {@link #problems()}; {@link #builder()} reports the accept policy and peer list as problems too.
      *
      * @throws IllegalArgumentException for an unknown accept policy or a malformed peer list
      */
     public static ListenerSettings of(String address, Integer port, Integer backlog, String acceptPolicy,
                                       String allowedPeers, Integer receiveBufferCount, Integer receiveBufferSize,
                                       Integer maxConcurrentDeliveries) {
-        return new ListenerSettings(address, port == null ? 0 : port, backlog == null ? 16 : backlog,
-            acceptPolicy == null || acceptPolicy.isBlank() ? AcceptPolicy.ACCEPT : AcceptPolicy.parse(acceptPolicy),
-            Cidr.parseList(allowedPeers), receiveBufferCount == null ? 16 : receiveBufferCount,
-            receiveBufferSize == null ? 4096 : receiveBufferSize,
-            maxConcurrentDeliveries == null ? 8 : maxConcurrentDeliveries);
+        return builder().address(address).port(port).backlog(backlog).receiveBufferCount(receiveBufferCount)
+            .receiveBufferSize(receiveBufferSize).maxConcurrentDeliveries(maxConcurrentDeliveries)
+            .settings(parsePolicy(acceptPolicy), Cidr.parseList(allowedPeers));
     }
 
-    /** Every problem, one sentence each naming the property; empty when valid. */
-    public List<String> problems() {
-        List<String> problems = new ArrayList<>();
+    /** A builder with every property unset (its default; Address and Port have none). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private static int or(Integer value, int otherwise) {
+        return value == null ? otherwise : value;
+    }
+
+    private static AcceptPolicy parsePolicy(String text) {
+        return text == null || text.isBlank() ? DEFAULT_ACCEPT_POLICY : AcceptPolicy.parse(text);
+    }
+
+    /** Every problem, each naming its property; empty when valid. */
+    public List<SettingProblem> problems() {
+        List<SettingProblem> problems = new ArrayList<>();
         if (address == null || address.isBlank()) {
-            problems.add("Address must be set (an IP address of an RDMA device, or 0.0.0.0)");
-        } else if (Cidr.literal(address) == null) {
-            problems.add("Address '" + address + "' is not an IP address");
+            problems.add(new SettingProblem("Address",
+                "Address must be set (an IP address of an RDMA device, or 0.0.0.0)"));
+        } else if (Cidr.addressProblem(address) != null) {
+            problems.add(new SettingProblem("Address", Cidr.addressProblem(address)));
         }
-        ChannelSettings.check(problems, "Port", port, 1, 65_535);
-        ChannelSettings.check(problems, "Backlog", backlog, 1, 65_535);
-        ChannelSettings.check(problems, "ReceiveBufferCount", receiveBufferCount, 1, 4096);
-        ChannelSettings.check(problems, "ReceiveBufferSize", receiveBufferSize, 1, 1 << 24);
-        ChannelSettings.check(problems, "MaxConcurrentDeliveries", maxConcurrentDeliveries, 1, 1024);
+        SettingProblem.checkRange(problems, "Port", port, 1, 65_535);
+        SettingProblem.checkRange(problems, "Backlog", backlog, 1, 65_535);
+        SettingProblem.checkRange(problems, "ReceiveBufferCount", receiveBufferCount, 1, 4096);
+        SettingProblem.checkRange(problems, "ReceiveBufferSize", receiveBufferSize, 1, 1 << 24);
+        SettingProblem.checkRange(problems, "MaxConcurrentDeliveries", maxConcurrentDeliveries, 1, 1024);
+        SettingProblem.checkRange(problems, "MaxConnections", maxConnections, 1, 65_535);
+        SettingProblem.checkRange(problems, "MaxConnectionsPerPeer", maxConnectionsPerPeer, 1, 65_535);
         if (2L * receiveBufferCount * receiveBufferSize > (1L << 30)) {
-            problems.add("ReceiveBufferCount x ReceiveBufferSize (" + receiveBufferCount + " x " + receiveBufferSize
-                + ") must be at most 512 MiB: each connection registers twice that for receives and replies");
+            problems.add(new SettingProblem("ReceiveBufferCount", "ReceiveBufferCount x ReceiveBufferSize ("
+                + receiveBufferCount + " x " + receiveBufferSize
+                + ") must be at most 512 MiB: each connection registers twice that for receives and replies"));
+        }
+        if (maxConnectionsPerPeer > maxConnections) {
+            problems.add(new SettingProblem("MaxConnectionsPerPeer", "MaxConnectionsPerPeer ("
+                + maxConnectionsPerPeer + ") must not be larger than MaxConnections (" + maxConnections + ")"));
         }
         return problems;
     }
@@ -68,10 +107,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
      * @throws IllegalArgumentException listing every problem
      */
     public ListenerSettings validate() {
-        List<String> problems = problems();
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("invalid RDMA listener settings: " + String.join("; ", problems));
-        }
+        SettingProblem.throwIfAny("invalid RDMA listener settings", problems());
         return this;
     }
 
@@ -79,7 +115,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     public InetSocketAddress socketAddress() {
         InetAddress literal = Cidr.literal(address);
         if (literal == null) {
-            throw new IllegalArgumentException("Address '" + address + "' is not an IP address");
+            throw new IllegalArgumentException(Cidr.addressProblem(address));
         }
         return new InetSocketAddress(literal, port);
     }
@@ -89,14 +125,142 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         return allowedPeers.isEmpty() || allowedPeers.stream().anyMatch(c -> c.contains(peer));
     }
 
-    /** Whether two activations can share one listening id: everything but the delivery concurrency is equal. */
+    /**
+     * Whether two activations can share one listening id: everything but the delivery concurrency is equal (the
+     * address compared as the address it spells, so {@code ::ffff:10.0.0.1} shares with {@code 10.0.0.1}).
+     */
     public boolean sharesListenerWith(ListenerSettings other) {
         return withConcurrency(1).equals(other.withConcurrency(1));
     }
 
     private ListenerSettings withConcurrency(int concurrency) {
-        return new ListenerSettings(address.trim(), port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
-            receiveBufferSize, concurrency);
+        String canonical = Cidr.literal(address) == null ? address.trim() : Cidr.canonical(address);
+        return new ListenerSettings(canonical, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
+            receiveBufferSize, concurrency, maxConnections, maxConnectionsPerPeer);
     }
 
+    /**
+     * Listener settings from the text and wrapper values of an activation spec or service properties, null meaning
+     * the default. Unlike {@link #of}, an unknown accept policy or a malformed peer list is a problem like the others,
+     * named by its property. Not thread-safe.
+     */
+    public static final class Builder {
+        private String address;
+        private Integer port;
+        private Integer backlog;
+        private String acceptPolicy;
+        private String allowedPeers;
+        private Integer receiveBufferCount;
+        private Integer receiveBufferSize;
+        private Integer maxConcurrentDeliveries;
+        private Integer maxConnections;
+        private Integer maxConnectionsPerPeer;
+
+        private Builder() {
+        }
+
+        /** Address: the local IP address to listen on. */
+        public Builder address(String value) {
+            address = value;
+            return this;
+        }
+
+        /** Port; unset is a problem. */
+        public Builder port(Integer value) {
+            port = value;
+            return this;
+        }
+
+        /** Backlog. */
+        public Builder backlog(Integer value) {
+            backlog = value;
+            return this;
+        }
+
+        /** AcceptPolicy: accept, reject or endpoint-decides. */
+        public Builder acceptPolicy(String value) {
+            acceptPolicy = value;
+            return this;
+        }
+
+        /** AllowedPeers: CIDR blocks separated by commas or white space. */
+        public Builder allowedPeers(String value) {
+            allowedPeers = value;
+            return this;
+        }
+
+        /** ReceiveBufferCount. */
+        public Builder receiveBufferCount(Integer value) {
+            receiveBufferCount = value;
+            return this;
+        }
+
+        /** ReceiveBufferSize. */
+        public Builder receiveBufferSize(Integer value) {
+            receiveBufferSize = value;
+            return this;
+        }
+
+        /** MaxConcurrentDeliveries. */
+        public Builder maxConcurrentDeliveries(Integer value) {
+            maxConcurrentDeliveries = value;
+            return this;
+        }
+
+        /** MaxConnections. */
+        public Builder maxConnections(Integer value) {
+            maxConnections = value;
+            return this;
+        }
+
+        /** MaxConnectionsPerPeer. */
+        public Builder maxConnectionsPerPeer(Integer value) {
+            maxConnectionsPerPeer = value;
+            return this;
+        }
+
+        /** Every problem, each naming its property; empty when {@link #build()} succeeds. */
+        public List<SettingProblem> problems() {
+            List<SettingProblem> parsing = new ArrayList<>();
+            AcceptPolicy policy = DEFAULT_ACCEPT_POLICY;
+            try {
+                policy = parsePolicy(acceptPolicy);
+            } catch (IllegalArgumentException e) {
+                parsing.add(new SettingProblem("AcceptPolicy", e.getMessage()));
+            }
+            List<Cidr> peers = List.of();
+            try {
+                peers = Cidr.parseList(allowedPeers);
+            } catch (IllegalArgumentException e) {
+                parsing.add(new SettingProblem("AllowedPeers", e.getMessage()));
+            }
+            // the rest checked with defaults in place of what did not parse
+            List<SettingProblem> problems = new ArrayList<>();
+            for (SettingProblem problem : settings(policy, peers).problems()) {
+                boolean unset = problem.property().equals("Port") && port == null;
+                problems.add(unset ? new SettingProblem("Port", "Port must be set") : problem);
+            }
+            problems.addAll(parsing);
+            return problems;
+        }
+
+        /**
+         * The settings.
+         *
+         * @throws IllegalArgumentException listing every problem
+         */
+        public ListenerSettings build() {
+            SettingProblem.throwIfAny("invalid RDMA listener settings", problems());
+            return settings(parsePolicy(acceptPolicy), Cidr.parseList(allowedPeers));
+        }
+
+        private ListenerSettings settings(AcceptPolicy policy, List<Cidr> peers) {
+            return new ListenerSettings(address, port == null ? 0 : port, or(backlog, DEFAULT_BACKLOG), policy, peers,
+                or(receiveBufferCount, DEFAULT_RECEIVE_BUFFER_COUNT),
+                or(receiveBufferSize, DEFAULT_RECEIVE_BUFFER_SIZE),
+                or(maxConcurrentDeliveries, DEFAULT_MAX_CONCURRENT_DELIVERIES),
+                or(maxConnections, DEFAULT_MAX_CONNECTIONS),
+                or(maxConnectionsPerPeer, DEFAULT_MAX_CONNECTIONS_PER_PEER));
+        }
+    }
 }

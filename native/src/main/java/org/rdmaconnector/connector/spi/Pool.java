@@ -26,7 +26,8 @@ public final class Pool<R> implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Pool.class.getName());
 
     /**
-     * How a pool behaves.
+     * How a pool behaves. A timeout longer than {@link Long#MAX_VALUE} nanoseconds (about 292 years) counts as that
+     * long: forever.
      *
      * @param minSize resources kept even when idle (opened lazily)
      * @param maxSize resources at most, borrowed and idle together
@@ -34,19 +35,21 @@ public final class Pool<R> implements AutoCloseable {
      * @param borrowTimeout how long a borrower waits when all are borrowed
      */
     public record Settings(int minSize, int maxSize, Duration idleTimeout, Duration borrowTimeout) {
-        /** Every problem, one sentence each naming the property; empty when valid. */
-        public List<String> problems() {
-            List<String> problems = new ArrayList<>();
-            ChannelSettings.check(problems, "MinPoolSize", minSize, 0, 10_000);
-            ChannelSettings.check(problems, "MaxPoolSize", maxSize, 1, 10_000);
+        /** Every problem, each naming its property; empty when valid. */
+        public List<SettingProblem> problems() {
+            List<SettingProblem> problems = new ArrayList<>();
+            SettingProblem.checkRange(problems, "MinPoolSize", minSize, 0, 10_000);
+            SettingProblem.checkRange(problems, "MaxPoolSize", maxSize, 1, 10_000);
             if (minSize > maxSize) {
-                problems.add("MinPoolSize (" + minSize + ") must not be larger than MaxPoolSize (" + maxSize + ")");
+                problems.add(new SettingProblem("MinPoolSize", "MinPoolSize (" + minSize
+                    + ") must not be larger than MaxPoolSize (" + maxSize + ")"));
             }
             if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
-                problems.add("IdleTimeout must be positive, was " + idleTimeout);
+                problems.add(new SettingProblem("IdleTimeout", "IdleTimeout must be positive, was " + idleTimeout));
             }
             if (borrowTimeout == null || borrowTimeout.isNegative()) {
-                problems.add("BorrowTimeout must not be negative, was " + borrowTimeout);
+                problems.add(new SettingProblem("BorrowTimeout", "BorrowTimeout must not be negative, was "
+                    + borrowTimeout));
             }
             return problems;
         }
@@ -88,10 +91,7 @@ public final class Pool<R> implements AutoCloseable {
      */
     public Pool(Settings settings, Supplier<R> opener, Predicate<R> healthy, Consumer<R> cleanup,
                 Consumer<R> destroyer) {
-        List<String> problems = settings.problems();
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("invalid pool settings: " + String.join("; ", problems));
-        }
+        SettingProblem.throwIfAny("invalid pool settings", settings.problems());
         this.settings = settings;
         this.opener = opener;
         this.healthy = healthy;
@@ -111,7 +111,8 @@ public final class Pool<R> implements AutoCloseable {
      * @throws IllegalStateException when the pool is closed, or the timeout passed with all resources borrowed
      */
     public R borrow() {
-        long deadline = System.nanoTime() + settings.borrowTimeout().toNanos();
+        // a deadline wraps around for a saturated timeout; 'deadline - now' below still gives what is left
+        long deadline = System.nanoTime() + saturatedNanos(settings.borrowTimeout());
         boolean waited = false;
         List<R> unhealthy = new ArrayList<>();
         lock.lock();
@@ -219,6 +220,11 @@ public final class Pool<R> implements AutoCloseable {
         }
     }
 
+    /** Nanoseconds of {@code timeout}, {@link Long#MAX_VALUE} when it is longer (toNanos would throw). */
+    private static long saturatedNanos(Duration timeout) {
+        return timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+    }
+
     /** Destroys idle resources beyond the minimum that have been idle longer than the idle timeout. */
     public void evictIdle() {
         long now = System.nanoTime();
@@ -226,7 +232,7 @@ public final class Pool<R> implements AutoCloseable {
         lock.lock();
         try {
             while (idle.size() + borrowed > settings.minSize() && !idle.isEmpty()
-                && now - idle.peekFirst().since() >= settings.idleTimeout().toNanos()) {
+                && now - idle.peekFirst().since() >= saturatedNanos(settings.idleTimeout())) {
                 expired.add(idle.pollFirst().resource());
             }
         } finally {

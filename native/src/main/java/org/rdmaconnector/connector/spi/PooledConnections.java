@@ -29,8 +29,15 @@ public final class PooledConnections implements AutoCloseable {
         scheduleEviction();
     }
 
+    /**
+     * The longest wait between evictions: an idle timeout of centuries is allowed, but schedulers take the delay in
+     * milliseconds (Duration.toMillis throws beyond Long.MAX_VALUE ms, java.util.Timer beyond the end of time).
+     */
+    private static final Duration MAX_EVICTION_PERIOD = Duration.ofHours(1);
+
     private void scheduleEviction() {
-        Duration period = pool.settings().idleTimeout().dividedBy(2);
+        Duration half = pool.settings().idleTimeout().dividedBy(2);
+        Duration period = half.compareTo(MAX_EVICTION_PERIOD) > 0 ? MAX_EVICTION_PERIOD : half;
         cancelEviction = scheduler.schedule(() -> {
             if (!closed) {
                 pool.evictIdle();

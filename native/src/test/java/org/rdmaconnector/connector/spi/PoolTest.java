@@ -61,6 +61,19 @@ class PoolTest {
     }
 
     @Test
+    void timeoutsTooLongForNanosecondsCountAsForever() throws Exception {
+        Pool<Thing> pool = pool(0, 1, Duration.ofSeconds(Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE));
+        Thing first = pool.borrow();
+        CompletableFuture<Thing> waiting = CompletableFuture.supplyAsync(pool::borrow);
+        Thread.sleep(50);
+        pool.giveBack(first);
+        assertSame(first, waiting.get(5, TimeUnit.SECONDS));
+        pool.giveBack(first);
+        pool.evictIdle();
+        assertEquals(List.of(), destroyed);
+    }
+
+    @Test
     void aBorrowerThatWaitsTooLongIsToldWhy() {
         Pool<Thing> pool = pool(0, 1, Duration.ofMinutes(1), Duration.ofMillis(50));
         pool.borrow();

@@ -15,6 +15,7 @@ class SettingsTest {
     @Test
     void channelDefaultsAreValidAndAnEmptyDeviceMeansTheFirstActive() {
         assertEquals(List.of(), ChannelSettings.DEFAULTS.problems());
+        assertEquals(new ChannelSettings(null, 1, 256, 0, 64, 64, 0, 64L << 20), ChannelSettings.DEFAULTS);
         assertEquals(null, new ChannelSettings("  ", 1, 256, 0, 64, 64, 0, 1).deviceName());
         assertEquals("the first device with port 1 ACTIVE", ChannelSettings.DEFAULTS.deviceDescription());
     }
@@ -44,12 +45,20 @@ class SettingsTest {
     @Test
     void listenerProblemsNameEachProperty() {
         ListenerSettings s = ListenerSettings.of("rdma-host.example", 0, 0, null, null, 0, 0, 0);
-        assertEquals(List.of("Address 'rdma-host.example' is not an IP address",
-            "Port must be from 1 to 65535, was 0", "Backlog must be from 1 to 65535, was 0",
-            "ReceiveBufferCount must be from 1 to 4096, was 0", "ReceiveBufferSize must be from 1 to 16777216, was 0",
-            "MaxConcurrentDeliveries must be from 1 to 1024, was 0"), s.problems());
-        assertEquals(List.of("Address must be set (an IP address of an RDMA device, or 0.0.0.0)"),
+        assertEquals(List.of(
+            new SettingProblem("Address", "Address 'rdma-host.example' is not an IP address"),
+            new SettingProblem("Port", "Port must be from 1 to 65535, was 0"),
+            new SettingProblem("Backlog", "Backlog must be from 1 to 65535, was 0"),
+            new SettingProblem("ReceiveBufferCount", "ReceiveBufferCount must be from 1 to 4096, was 0"),
+            new SettingProblem("ReceiveBufferSize", "ReceiveBufferSize must be from 1 to 16777216, was 0"),
+            new SettingProblem("MaxConcurrentDeliveries", "MaxConcurrentDeliveries must be from 1 to 1024, was 0")),
+            s.problems());
+        assertEquals(List.of(new SettingProblem("Address",
+            "Address must be set (an IP address of an RDMA device, or 0.0.0.0)")),
             ListenerSettings.of(null, 1, null, null, null, null, null, null).problems());
+        assertEquals("invalid RDMA listener settings: Address must be set (an IP address of an RDMA device, or "
+            + "0.0.0.0)", assertThrows(IllegalArgumentException.class,
+            () -> ListenerSettings.of(" ", 1, null, null, null, null, null, null).validate()).getMessage());
     }
 
     @Test
@@ -58,6 +67,48 @@ class SettingsTest {
             () -> ListenerSettings.of("10.0.0.1", 1, null, "maybe", null, null, null, null));
         assertEquals("accept policy 'maybe' is not one of [accept, reject, endpoint-decides]", e.getMessage());
         assertEquals(AcceptPolicy.ENDPOINT_DECIDES, AcceptPolicy.parse(" Endpoint_Decides "));
+    }
+
+    @Test
+    void theBuilderNamesAnUnknownPolicyAndBadPeersAmongTheOtherProblems() {
+        ListenerSettings.Builder builder = ListenerSettings.builder().address("10.0.0.1").acceptPolicy("maybe")
+            .allowedPeers("10.0.0.0/8, 10.1/16").backlog(0);
+        assertEquals(List.of(new SettingProblem("Port", "Port must be set"),
+            new SettingProblem("Backlog", "Backlog must be from 1 to 65535, was 0"),
+            new SettingProblem("AcceptPolicy", "accept policy 'maybe' is not one of [accept, reject, "
+                + "endpoint-decides]"),
+            new SettingProblem("AllowedPeers", "allowed peer '10.1/16' " + Cidr.NOT_AN_ADDRESS)), builder.problems());
+        assertEquals("invalid RDMA listener settings: Port must be set; Backlog must be from 1 to 65535, was 0; "
+            + "accept policy 'maybe' is not one of [accept, reject, endpoint-decides]; allowed peer '10.1/16' "
+            + Cidr.NOT_AN_ADDRESS, assertThrows(IllegalArgumentException.class, builder::build).getMessage());
+        assertEquals("Port must be set", builder.problems().get(0).toString());
+    }
+
+    @Test
+    void theBuilderAndOfGiveTheSameSettingsWithTheNewPropertiesAtTheirDefaults() {
+        ListenerSettings built = ListenerSettings.builder().address("10.0.0.1").port(7471).acceptPolicy("reject")
+            .allowedPeers("10.0.0.0/24").receiveBufferCount(4).build();
+        assertEquals(ListenerSettings.of("10.0.0.1", 7471, null, "reject", "10.0.0.0/24", 4, null, null), built);
+        assertEquals(64, built.maxConnections());
+        assertEquals(16, built.maxConnectionsPerPeer());
+        assertEquals(ListenerSettings.DEFAULT_MAX_CONNECTIONS, built.maxConnections());
+        assertEquals(ListenerSettings.DEFAULT_MAX_CONNECTIONS_PER_PEER, built.maxConnectionsPerPeer());
+    }
+
+    @Test
+    void connectionLimitsAreCheckedAndThePerPeerLimitFitsTheTotal() {
+        ListenerSettings.Builder builder = ListenerSettings.builder().address("10.0.0.1").port(1);
+        assertEquals(List.of(new SettingProblem("MaxConnections", "MaxConnections must be from 1 to 65535, was 0"),
+            new SettingProblem("MaxConnectionsPerPeer", "MaxConnectionsPerPeer must be from 1 to 65535, was 65536")),
+            builder.maxConnections(0).maxConnectionsPerPeer(65_536).problems().subList(0, 2));
+        assertEquals(List.of(new SettingProblem("MaxConnectionsPerPeer",
+            "MaxConnectionsPerPeer (9) must not be larger than MaxConnections (8)")),
+            builder.maxConnections(8).maxConnectionsPerPeer(9).problems());
+        assertEquals(List.of(), builder.maxConnections(65_535).maxConnectionsPerPeer(65_535).problems());
+        assertEquals(List.of(new SettingProblem("MaxConnectionsPerPeer",
+            "MaxConnectionsPerPeer (17) must not be larger than MaxConnections (8)")),
+            ListenerSettings.builder().address("10.0.0.1").port(1).maxConnections(8).maxConnectionsPerPeer(17)
+                .problems());
     }
 
     @Test
@@ -74,7 +125,7 @@ class SettingsTest {
 
     @Test
     void malformedPeersAreNamed() {
-        assertEquals("allowed peer 'rdma-host' is not an IP address or CIDR block",
+        assertEquals("allowed peer 'rdma-host' " + Cidr.NOT_AN_ADDRESS,
             assertThrows(IllegalArgumentException.class, () -> Cidr.parse("rdma-host")).getMessage());
         assertEquals("allowed peer '10.0.0.0/33': prefix length must be from 0 to 32",
             assertThrows(IllegalArgumentException.class, () -> Cidr.parse("10.0.0.0/33")).getMessage());
@@ -96,5 +147,10 @@ class SettingsTest {
         ListenerSettings a = ListenerSettings.of("10.0.0.1", 9, null, null, null, null, null, 1);
         assertTrue(a.sharesListenerWith(ListenerSettings.of(" 10.0.0.1 ", 9, null, null, null, null, null, 4)));
         assertFalse(a.sharesListenerWith(ListenerSettings.of("10.0.0.1", 9, null, "reject", null, null, null, 1)));
+        assertTrue(a.sharesListenerWith(ListenerSettings.of("::ffff:10.0.0.1", 9, null, null, null, null, null, 2)));
+        ListenerSettings.Builder b = ListenerSettings.builder().address("10.0.0.1").port(9);
+        assertFalse(a.sharesListenerWith(b.maxConnections(32).build()));
+        assertFalse(a.sharesListenerWith(b.maxConnections(null).maxConnectionsPerPeer(4).build()));
+        assertTrue(a.sharesListenerWith(b.maxConnectionsPerPeer(null).maxConcurrentDeliveries(3).build()));
     }
 }
