@@ -9,17 +9,18 @@ import org.rdmaconnector.connector.CompletionListener;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.spi.EndpointSink;
+import org.rdmaconnector.connector.spi.EndpointUnavailableException;
 
 /**
  * Delivers to a message endpoint factory (an MDB): a fresh endpoint per event, before/afterDelivery when the
- * container wants the delivery transacted, and the endpoint released every time.
+ * container wants the delivery transacted, and the endpoint released every time. An exception from the listener
+ * or from afterDelivery (rolled back) reaches the activation, which attempts the event again; an endpoint the
+ * container cannot create yet is reported as {@link EndpointUnavailableException}, and the activation waits.
  */
 final class MessageEndpointSink implements EndpointSink {
     private static final Method ON_CM_EVENT = method(CmEventListener.class, "onCmEvent", ConnectionEvent.class);
     private static final Method ON_COMPLETION = method(CompletionListener.class, "onCompletion",
         MessageCompletion.class);
-    private static final int CREATE_ATTEMPTS = 20;
-    private static final long CREATE_PAUSE_MILLIS = 250;
 
     private final MessageEndpointFactory factory;
     private final boolean cmEvents;
@@ -96,17 +97,13 @@ final class MessageEndpointSink implements EndpointSink {
         }
     }
 
-    /** A new endpoint; a transient UnavailableException (the application is still starting) is retried briefly. */
+    /** A new endpoint; the waiting for one the container cannot create yet is the activation's (it can be closed). */
     private MessageEndpoint create() throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return factory.createEndpoint(null);
-            } catch (UnavailableException e) {
-                if (attempt == CREATE_ATTEMPTS) {
-                    throw e;
-                }
-                Thread.sleep(CREATE_PAUSE_MILLIS);
-            }
+        try {
+            return factory.createEndpoint(null);
+        } catch (UnavailableException e) {
+            throw new EndpointUnavailableException("the container cannot create an endpoint of " + name + " now: "
+                + e.getMessage(), e);
         }
     }
 }

@@ -35,7 +35,16 @@ public final class RdmaManagedConnection implements ManagedConnection {
         this.factory = factory;
         this.set = set;
         // the server destroys the connection from its listener: not on the thread that delivers async events
-        set.onFatalEvent(event -> factory.adapter().later(() -> fatal(event)));
+        set.onFatalEvent(event -> {
+            try {
+                factory.adapter().later(() -> fatal(event));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // not lost: the set keeps the event, so the pool's validation (getInvalidConnections) drops it
+                LOG.log(System.Logger.Level.WARNING, "RDMA " + event.type() + " on " + event.device() + " could not "
+                    + "be reported to the container now (" + e.getMessage() + "); " + this + " is invalid from now "
+                    + "on and the pool drops it when it validates");
+            }
+        });
     }
 
     RdmaManagedConnectionFactory factory() {

@@ -81,7 +81,11 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         return r;
     }
 
-    /** Runs {@code task} as Work (a callback that may block must not run on the thread that delivers events). */
+    /**
+     * Runs {@code task} as Work (a callback that may block must not run on the thread that delivers events).
+     *
+     * @throws java.util.concurrent.RejectedExecutionException if the WorkManager refused it
+     */
     void later(Runnable task) {
         WorkManagerExecutors e = executors;
         if (e == null) {

@@ -40,33 +40,28 @@ final class WorkManagerExecutors {
     }
 
     /**
-     * Runs deliveries as short Work. A refusal (the pool is saturated) is retried for up to about a second before
-     * the engine delivers on its own thread rather than lose the events.
+     * Runs deliveries as short Work. A refusal (the pool is saturated) throws at once: the caller is the event loop,
+     * which must not wait; the engine keeps the task and submits it again with backoff.
      */
     Executor delivery() {
-        return task -> {
-            for (int attempt = 0; ; attempt++) {
-                try {
-                    workManager.scheduleWork(new Task(task, "rdma-delivery", false));
-                    return;
-                } catch (WorkException e) {
-                    if (attempt == 10) {
-                        throw new RejectedExecutionException("the WorkManager refused an RDMA delivery: " + e, e);
-                    }
-                    try {
-                        Thread.sleep(10L << Math.min(attempt, 4));
-                    } catch (InterruptedException interrupted) {
-                        Thread.currentThread().interrupt();
-                        throw new RejectedExecutionException("interrupted while the WorkManager refused", e);
-                    }
-                }
-            }
-        };
+        return task -> schedule(task, "rdma-delivery");
     }
 
-    /** Runs {@code task} once as short Work, off the caller's thread (for callbacks that may block). */
+    /**
+     * Runs {@code task} once as short Work, off the caller's thread (for callbacks that may block).
+     *
+     * @throws RejectedExecutionException if the WorkManager refused it: the task will not run
+     */
     void later(Runnable task) {
-        delivery().execute(task);
+        schedule(task, "rdma-callback");
+    }
+
+    private void schedule(Runnable task, String name) {
+        try {
+            workManager.scheduleWork(new Task(task, name, false));
+        } catch (WorkException e) {
+            throw new RejectedExecutionException("the WorkManager refused the " + name + " Work: " + e, e);
+        }
     }
 
     /** Retries and deadlines on the bootstrap context's timer. */

@@ -9,6 +9,7 @@ import jakarta.resource.spi.work.Work;
 import jakarta.resource.spi.work.WorkContext;
 import jakarta.resource.spi.work.WorkListener;
 import jakarta.resource.spi.work.WorkManager;
+import jakarta.resource.spi.work.WorkRejectedException;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -21,6 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class FakeContainer implements BootstrapContext, WorkManager {
     final List<Thread> threads = new CopyOnWriteArrayList<>();
     final List<Timer> timers = new CopyOnWriteArrayList<>();
+    // scheduleWork refuses while set, as a saturated WorkManager does; scheduled counts its calls
+    volatile boolean refusing;
+    final AtomicInteger scheduled = new AtomicInteger();
 
     @Override
     public WorkManager getWorkManager() {
@@ -83,13 +87,18 @@ final class FakeContainer implements BootstrapContext, WorkManager {
     }
 
     @Override
-    public void scheduleWork(Work work) {
+    public void scheduleWork(Work work) throws WorkRejectedException {
+        scheduled.incrementAndGet();
+        if (refusing) {
+            throw new WorkRejectedException("the fake WorkManager is saturated");
+        }
         run(work);
     }
 
     @Override
-    public void scheduleWork(Work work, long timeout, ExecutionContext context, WorkListener listener) {
-        run(work);
+    public void scheduleWork(Work work, long timeout, ExecutionContext context, WorkListener listener)
+        throws WorkRejectedException {
+        scheduleWork(work);
     }
 
     /** What an endpoint factory saw. */

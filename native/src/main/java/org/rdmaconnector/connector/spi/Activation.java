@@ -10,12 +10,20 @@ import org.rdmaconnector.connector.MessageCompletion;
 
 /**
  * One endpoint activated on a listener (a JCA endpoint activation, an OSGi whiteboard service): its state and
- * counters. {@link #close()} deactivates it and returns when its deliveries in progress have ended (bounded); the
- * listener stops when its last activation closes.
+ * counters. A delivery that throws is attempted again, up to the activation's delivery attempts, and then counted
+ * as undeliverable; one to an unavailable endpoint ({@link EndpointUnavailableException}) waits and is tried again
+ * until the endpoint is available or the activation closes. {@link #close()} deactivates it and returns when its
+ * deliveries in progress have ended (bounded); the listener stops when its last activation closes.
  */
 public final class Activation implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Activation.class.getName());
     private static final long DRAIN_MILLIS = 10_000;
+    /** How many times a delivery that throws is attempted, unless the activation is given another number. */
+    public static final int DEFAULT_DELIVERY_ATTEMPTS = 3;
+    private static final int MAX_DELIVERY_ATTEMPTS = 1000;
+    // backoff while the endpoint is unavailable: each pause is bounded, the waiting is not (the event is kept)
+    private static final long FIRST_UNAVAILABLE_PAUSE_MILLIS = 250;
+    private static final long LAST_UNAVAILABLE_PAUSE_MILLIS = 5000;
 
     /** Where an activation stands. */
     public enum State {
@@ -34,12 +42,31 @@ public final class Activation implements AutoCloseable {
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicLong delivered = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong undeliverable = new AtomicLong();
+    private final int deliveryAttempts;
+    // set while deliveries wait for an unavailable endpoint: its first wait is logged, and its return
+    private final java.util.concurrent.atomic.AtomicBoolean endpointUnavailable =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    // close() notifies it: deliveries waiting for an unavailable endpoint give up at once
+    private final Object closeSignal = new Object();
     private volatile boolean closed;
 
     Activation(ListenerSettings settings, EndpointSink sink, Listener listener) {
+        this(settings, sink, listener, DEFAULT_DELIVERY_ATTEMPTS);
+    }
+
+    /**
+     * @param deliveryAttempts how many times a delivery that throws is attempted, from 1 to 1000
+     */
+    Activation(ListenerSettings settings, EndpointSink sink, Listener listener, int deliveryAttempts) {
+        if (deliveryAttempts < 1 || deliveryAttempts > MAX_DELIVERY_ATTEMPTS) {
+            throw new IllegalArgumentException("deliveryAttempts must be from 1 to " + MAX_DELIVERY_ATTEMPTS
+                + ", was " + deliveryAttempts);
+        }
         this.settings = settings;
         this.sink = sink;
         this.listener = listener;
+        this.deliveryAttempts = deliveryAttempts;
         this.permits = new Semaphore(settings.maxConcurrentDeliveries(), true);
     }
 
@@ -63,14 +90,22 @@ public final class Activation implements AutoCloseable {
         return closed ? "stopped" : listener.stateDetail();
     }
 
-    /** Events and completions the endpoint returned from. */
+    /** Events and completions the endpoint took (returned from without an exception). */
     public long delivered() {
         return delivered.get();
     }
 
-    /** Deliveries the endpoint ended with an exception. */
+    /** Delivery attempts the endpoint ended with an exception (an event attempted again counts each time). */
     public long errors() {
         return errors.get();
+    }
+
+    /**
+     * Events never delivered: the endpoint failed on every attempt, or was unavailable until the activation closed.
+     * Each is logged at WARNING with the event (its connection and sequence).
+     */
+    public long undeliverable() {
+        return undeliverable.get();
     }
 
     /** Deliveries running now. */
@@ -110,20 +145,78 @@ public final class Activation implements AutoCloseable {
         }
         running.incrementAndGet();
         try {
-            if (event != null) {
-                sink.deliver(event);
-            } else {
-                sink.deliver(completion);
-            }
-        } catch (Throwable t) {
-            errors.incrementAndGet();
-            LOG.log(Level.WARNING, "endpoint " + sink.name() + " failed on " + (event != null ? event : completion)
-                + "; the next event is delivered as usual", t);
+            attempt(event, completion);
         } finally {
-            delivered.incrementAndGet();
             running.decrementAndGet();
             permits.release();
         }
+    }
+
+    // Holds the calling delivery thread until the event is delivered or given up: the caller relies on it (a
+    // receive not yet delivered keeps its buffer from the queue pair, so RC flow control holds the peer back).
+    private void attempt(ConnectionEvent event, MessageCompletion completion) {
+        Object what = event != null ? event : completion;
+        long pause = FIRST_UNAVAILABLE_PAUSE_MILLIS;
+        for (int failures = 0; ; ) {
+            try {
+                if (event != null) {
+                    sink.deliver(event);
+                } else {
+                    sink.deliver(completion);
+                }
+                delivered.incrementAndGet();
+                if (endpointUnavailable.compareAndSet(true, false)) {
+                    LOG.log(Level.INFO, "endpoint " + sink.name() + " is available again; deliveries go on");
+                }
+                return;
+            } catch (EndpointUnavailableException e) {
+                // not the delivery's fault: it does not use up an attempt
+                if (endpointUnavailable.compareAndSet(false, true)) {
+                    LOG.log(Level.WARNING, "endpoint " + sink.name() + " is unavailable (" + e.getMessage()
+                        + "); its deliveries wait and are tried again until it is available or deactivated");
+                }
+                if (pauseUnlessClosed(pause)) {
+                    giveUp(what, "the endpoint was unavailable until the activation was closed", e);
+                    return;
+                }
+                pause = Math.min(pause * 2, LAST_UNAVAILABLE_PAUSE_MILLIS);
+            } catch (Throwable t) {
+                errors.incrementAndGet();
+                failures++;
+                if (failures >= deliveryAttempts || closed) {
+                    giveUp(what, "the endpoint failed on it " + failures + " time(s)", t);
+                    return;
+                }
+                LOG.log(Level.DEBUG, "endpoint " + sink.name() + " failed on " + what + " (attempt " + failures
+                    + " of " + deliveryAttempts + "); trying again", t);
+            }
+        }
+    }
+
+    private void giveUp(Object what, String why, Throwable last) {
+        undeliverable.incrementAndGet();
+        LOG.log(Level.WARNING, "endpoint " + sink.name() + ": " + what + " is not delivered: " + why
+            + "; the next event is delivered as usual", last);
+    }
+
+    /** Waits {@code millis} unless the activation closes first; returns whether it is closed. */
+    private boolean pauseUnlessClosed(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        synchronized (closeSignal) {
+            while (!closed) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(closeSignal, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the delivery thread is being stopped: give the event up
+                    return true;
+                }
+            }
+        }
+        return true;
     }
 
     /** Deactivates: no new deliveries; waits (bounded) for those running; the last activation stops the listener. */
@@ -132,7 +225,10 @@ public final class Activation implements AutoCloseable {
         if (closed) {
             return;
         }
-        closed = true;
+        synchronized (closeSignal) {
+            closed = true;
+            closeSignal.notifyAll();
+        }
         if (permits.tryAcquire(settings.maxConcurrentDeliveries()) || drain()) {
             permits.release(settings.maxConcurrentDeliveries());
         }
@@ -155,6 +251,6 @@ public final class Activation implements AutoCloseable {
     @Override
     public String toString() {
         return "Activation[" + sink.name() + " on " + settings.address() + ":" + settings.port() + ", " + state()
-            + ", " + delivered + " delivered, " + errors + " errors]";
+            + ", " + delivered + " delivered, " + errors + " errors, " + undeliverable + " undeliverable]";
     }
 }

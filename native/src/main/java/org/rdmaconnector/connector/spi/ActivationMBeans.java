@@ -85,6 +85,11 @@ public final class ActivationMBeans {
         }
 
         @Override
+        public long getUndeliverable() {
+            return activation.undeliverable();
+        }
+
+        @Override
         public int getInFlight() {
             return activation.inFlight();
         }

@@ -17,11 +17,14 @@ public interface ActivationMXBean {
     /** Why it waits (the last error and the next retry), or where it listens. */
     String getStateDetail();
 
-    /** Events and completions delivered. */
+    /** Events and completions the endpoint took. */
     long getDelivered();
 
-    /** Deliveries that ended with an exception. */
+    /** Delivery attempts that ended with an exception (an event attempted again counts each time). */
     long getErrors();
+
+    /** Events never delivered (failed on every attempt, or the endpoint unavailable until deactivation). */
+    long getUndeliverable();
 
     /** Deliveries running now. */
     int getInFlight();

@@ -26,7 +26,10 @@ import org.rdmaconnector.verbs.jna.Mem;
  * delivered one at a time, in order; at most {@code maxInFlight} events per registration are read and not yet
  * delivered: at the bound the engine stops reading that fd (backpressure, nothing buffered without limit) and
  * resumes when deliveries catch up. The loop thread comes from the caller's {@link ThreadFactory}; the engine starts
- * no other thread. Thread-safe.
+ * no other thread. The loop never runs a handler and never sleeps: a task the delivery executor refuses stays pending
+ * (its events kept, in order), its registration stops reading, and the loop submits it again with backoff. Every
+ * wait of another thread on the loop is bounded; a breach is logged and counted ({@link #loopWaitTimeouts()}).
+ * Thread-safe.
  */
 public final class EventEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(EventEngine.class.getName());
@@ -39,6 +42,11 @@ public final class EventEngine implements AutoCloseable {
     private static final int DELIVERY_BUDGET = 64;
     private static final long WAKE_TOKEN = 0;
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
+    // how long another thread waits for the loop to run a command or to end before it reports a stuck loop
+    private static final Duration LOOP_WAIT_BOUND = Duration.ofSeconds(20);
+    // backoff of the loop's resubmission of refused tasks: the epoll_wait timeout while any are pending
+    private static final long FIRST_RETRY_MILLIS = 10;
+    private static final long LAST_RETRY_MILLIS = 1000;
 
     private final Executor delivery;
     private final int epfd;
@@ -50,6 +58,14 @@ public final class EventEngine implements AutoCloseable {
     private final Map<Long, Reg<?>> registrations = new ConcurrentHashMap<>();
     private final Queue<Reg<?>> resumed = new ConcurrentLinkedQueue<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    // delivery tasks the executor refused, pending until it accepts them (added from any thread, resubmitted by the
+    // loop, or by close() once the loop ended): nothing is dropped and each keeps its own order
+    private final Queue<Reg<?>.OrderQueue> refused = new ConcurrentLinkedQueue<>();
+    // a delivery task ended while tasks were refused: an executor thread came free, so try again before the backoff
+    private final AtomicBoolean capacityReturned = new AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicLong loopWaitTimeouts = new java.util.concurrent.atomic.AtomicLong();
+    // package-private so tests can shorten it
+    volatile Duration loopWaitBound = LOOP_WAIT_BOUND;
     // removed by the loop (engine close, failed sources) and not yet drained: close() waits for their deliveries
     private final List<Reg<?>> allClosed = new ArrayList<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -182,10 +198,18 @@ public final class EventEngine implements AutoCloseable {
         }
         if (closing.get()) {
             // the loop may have taken its last look at the registrations before this one came in
-            onLoop(reg::remove);
+            onLoop(reg::remove, "the removal of the late registration " + reg.name);
             ensureOpen();
         }
         return reg;
+    }
+
+    /**
+     * Waits of other threads on the loop (a command such as a registration's removal, the loop's end in
+     * {@link #close()}) that ran out of their bound because the loop was busy or stuck; each is logged at WARNING.
+     */
+    public long loopWaitTimeouts() {
+        return loopWaitTimeouts.get();
     }
 
     /** The current registrations (for diagnostics: shell commands, counters). */
@@ -207,31 +231,106 @@ public final class EventEngine implements AutoCloseable {
         wake();
         awaitLoopExit();
         long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        submitRefusedUntil(deadline);
         for (Reg<?> reg : new ArrayList<>(allClosed)) {
             reg.awaitDrained(deadline);
         }
+    }
+
+    // The loop has ended, so nobody else resubmits what the executor refused: this thread does, until the deadline.
+    private void submitRefusedUntil(long deadlineNanos) {
+        long pauseMillis = FIRST_RETRY_MILLIS;
+        while (!submitRefused()) {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                for (Reg<?>.OrderQueue queue; (queue = refused.poll()) != null; ) {
+                    queue.abandon();
+                }
+                return;
+            }
+            synchronized (refused) {
+                try {
+                    // a delivery task that ends notifies: an executor thread came free
+                    refused.wait(Math.max(1, Math.min(pauseMillis, TimeUnit.NANOSECONDS.toMillis(left))));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    deadlineNanos = System.nanoTime(); // give up at once, as an interrupted close should
+                }
+            }
+            pauseMillis = Math.min(pauseMillis * 2, LAST_RETRY_MILLIS);
+        }
+    }
+
+    /**
+     * Submits the refused tasks again, in the order they were refused; stops at the first one refused again (the
+     * executor is still saturated). Any thread; returns whether none is left.
+     */
+    private boolean submitRefused() {
+        for (int k = refused.size(); k > 0; k--) {
+            Reg<?>.OrderQueue queue = refused.poll();
+            if (queue == null) {
+                break;
+            }
+            if (!queue.resubmit()) {
+                return false;
+            }
+        }
+        return refused.isEmpty();
+    }
+
+    // A delivery task ended: if tasks wait for a free executor thread, let the loop (or a closing thread) try now.
+    private void capacityReturned() {
+        if (!refused.isEmpty() && capacityReturned.compareAndSet(false, true)) {
+            wake();
+            synchronized (refused) {
+                refused.notifyAll();
+            }
+        }
+    }
+
+    private void loopWaitTimedOut(String what) {
+        loopWaitTimeouts.incrementAndGet();
+        Thread t = loop;
+        LOG.log(Level.WARNING, "the RDMA event loop" + (t == null ? "" : " (thread " + t.getName() + ")")
+            + " did not " + what + " within " + loopWaitBound.toMillis() + " ms: it is busy or stuck"
+            + (t == null ? "" : " at " + (t.getStackTrace().length == 0 ? "?" : t.getStackTrace()[0])));
     }
 
     private void awaitLoopExit() {
         if (Thread.currentThread() == loop || loopStarted.getCount() != 0) {
             return; // on the loop itself, or the loop never started (it exits at once if it ever does)
         }
+        // bounded: a loop stuck in a source must not hang the undeployment. Returning early is safe: the loop
+        // closes its epoll fd and eventfd itself when it ends, and nothing here touches them
+        long deadline = System.nanoTime() + loopWaitBound.toNanos();
         boolean interrupted = false;
-        while (true) {
-            try {
-                loopExited.await();
+        boolean ended = false;
+        while (!ended) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
                 break;
+            }
+            try {
+                ended = loopExited.await(left, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 interrupted = true;
             }
         }
         Thread t = loop;
-        while (ownThread && t != null && t.isAlive()) {
+        while (ended && ownThread && t != null && t.isAlive()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                ended = false;
+                break;
+            }
             try {
-                t.join();
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
             } catch (InterruptedException e) {
                 interrupted = true;
             }
+        }
+        if (!ended) {
+            loopWaitTimedOut("end after close()");
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -277,10 +376,23 @@ public final class EventEngine implements AutoCloseable {
         loopStarted.countDown();
         long events = Mem.address(epollEvents);
         long wakeRead = Mem.address(wakeReadBuffer); // a field: JNA frees a Memory once it is unreachable
+        long retryMillis = FIRST_RETRY_MILLIS;
+        long nextRetry = 0; // System.nanoTime() of the next resubmission, while tasks are refused
+        boolean retrying = false;
         try {
             while (!closing.get()) {
-                // sources that used their read budget are waiting in 'resumed': then only look, do not sleep
-                int n = LibC.epoll_wait(epfd, events, MAX_EPOLL_EVENTS, resumed.isEmpty() ? -1 : 0);
+                int timeout = -1;
+                if (!resumed.isEmpty()) {
+                    timeout = 0; // sources that used their read budget are waiting: only look, do not sleep
+                } else if (!refused.isEmpty()) {
+                    if (!retrying) {
+                        retrying = true;
+                        nextRetry = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryMillis);
+                    }
+                    // the backoff is epoll_wait's timeout: the loop stays responsive and never sleeps
+                    timeout = (int) Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextRetry - System.nanoTime() + 999_999));
+                }
+                int n = LibC.epoll_wait(epfd, events, MAX_EPOLL_EVENTS, timeout);
                 if (n < 0) {
                     int errno = Mem.errno();
                     if (errno == Layout.EINTR) {
@@ -308,6 +420,15 @@ public final class EventEngine implements AutoCloseable {
                 }
                 for (Runnable command; (command = commands.poll()) != null; ) {
                     command.run();
+                }
+                if (retrying && (capacityReturned.getAndSet(false) || System.nanoTime() - nextRetry >= 0)) {
+                    if (submitRefused()) {
+                        retrying = false;
+                        retryMillis = FIRST_RETRY_MILLIS;
+                    } else {
+                        retryMillis = Math.min(retryMillis * 2, LAST_RETRY_MILLIS);
+                        nextRetry = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryMillis);
+                    }
                 }
                 // only those resumed before this pass: a source that never runs dry must not starve the others
                 for (int k = resumed.size(); k > 0; k--) {
@@ -346,14 +467,25 @@ public final class EventEngine implements AutoCloseable {
         }
     }
 
-    /** Runs {@code command} on the loop thread and waits for it (directly if called from the loop thread). */
-    private void onLoop(Runnable command) {
+    /**
+     * Runs {@code command} on the loop thread and waits for it (directly if called from the loop thread), at most
+     * {@link #loopWaitBound}.
+     *
+     * @throws IllegalStateException if the loop did not run it in time (logged, counted): when the loop had not
+     *     taken it yet it never will; when it had, it may still finish later
+     */
+    private void onLoop(Runnable command, String what) {
         if (Thread.currentThread() == loop || loopExited.getCount() == 0) {
             command.run();
             return;
         }
         CountDownLatch done = new CountDownLatch(1);
+        // QUEUED -> RUNNING by whoever runs it, or QUEUED -> ABANDONED by a caller that waited too long
+        AtomicInteger state = new AtomicInteger(QUEUED);
         commands.add(() -> {
+            if (!state.compareAndSet(QUEUED, RUNNING)) {
+                return;
+            }
             try {
                 command.run();
             } finally {
@@ -361,6 +493,7 @@ public final class EventEngine implements AutoCloseable {
             }
         });
         wake();
+        long deadline = System.nanoTime() + loopWaitBound.toNanos();
         boolean interrupted = false;
         while (true) {
             try {
@@ -369,6 +502,16 @@ public final class EventEngine implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 interrupted = true;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                boolean taken = !state.compareAndSet(QUEUED, ABANDONED);
+                loopWaitTimedOut((taken ? "finish " : "take ") + what);
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IllegalStateException("the RDMA event loop did not " + (taken ? "finish " : "take ") + what
+                    + " within " + loopWaitBound.toMillis() + " ms (busy or stuck); "
+                    + (taken ? "it may still finish later" : "it was not done"));
             }
         }
         if (done.getCount() != 0) {
@@ -383,6 +526,10 @@ public final class EventEngine implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
     }
+
+    private static final int QUEUED = 0;
+    private static final int RUNNING = 1;
+    private static final int ABANDONED = 2;
 
     /** One registered source, its per-key delivery queues and counters. */
     private final class Reg<E> implements Registration {
@@ -401,6 +548,9 @@ public final class EventEngine implements AutoCloseable {
         volatile long read;
         final java.util.concurrent.atomic.AtomicLong delivered = new java.util.concurrent.atomic.AtomicLong();
         final java.util.concurrent.atomic.AtomicLong errors = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong refusals = new java.util.concurrent.atomic.AtomicLong();
+        // its queues waiting in 'refused': while any wait, its fd is not read (backpressure on the peer)
+        final AtomicInteger refusedQueues = new AtomicInteger();
         final AtomicBoolean closed = new AtomicBoolean();
 
         Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight) {
@@ -418,6 +568,11 @@ public final class EventEngine implements AutoCloseable {
                 return;
             }
             for (int budget = READ_BUDGET; budget > 0; budget--) {
+                if (refusedQueues.get() > 0) {
+                    // the executor refuses its tasks: leave the fd disarmed until a resubmission succeeds
+                    paused = true;
+                    return;
+                }
                 if (inFlight.get() >= maxInFlight) {
                     paused = true;
                     // a delivery may have finished between the check and the flag: look again
@@ -470,19 +625,29 @@ public final class EventEngine implements AutoCloseable {
             }
         }
 
+        // Any thread. A refused task is kept for the loop to resubmit: never run here (the loop must not run
+        // handlers: one that blocks would stop every channel), never dropped.
         private void submit(OrderQueue queue) {
             try {
                 delivery.execute(queue);
             } catch (RuntimeException e) {
-                // the executor refused (saturated or shutting down): deliver here rather than lose events
-                LOG.log(Level.WARNING, "delivery executor refused a task for " + name + " (" + e
-                    + "); delivering on the calling thread");
-                queue.run();
+                refusals.incrementAndGet();
+                if (refusedQueues.getAndIncrement() == 0) {
+                    LOG.log(Level.WARNING, "the delivery executor refused a task for " + name + " (" + e
+                        + "); its events are kept and its source is not read until the executor accepts again");
+                }
+                refused.add(queue);
+                wake();
             }
         }
 
         void delivered() {
             delivered.incrementAndGet();
+            settled();
+        }
+
+        // An event read has left the engine (delivered or abandoned): make room under the bound.
+        private void settled() {
             int now = inFlight.decrementAndGet();
             if (paused && now < maxInFlight && !removed) {
                 paused = false;
@@ -543,7 +708,12 @@ public final class EventEngine implements AutoCloseable {
             if (!closed.compareAndSet(false, true)) {
                 return;
             }
-            onLoop(this::remove);
+            try {
+                onLoop(this::remove, "the removal of the registration " + name);
+            } catch (IllegalStateException e) {
+                closed.set(false); // still registered: the caller must not close the channel, and may try again
+                throw e;
+            }
             if (Thread.currentThread() != loop) {
                 awaitDrained(System.nanoTime() + DRAIN_TIMEOUT.toNanos());
             }
@@ -579,6 +749,11 @@ public final class EventEngine implements AutoCloseable {
         }
 
         @Override
+        public long refusals() {
+            return refusals.get();
+        }
+
+        @Override
         public int inFlight() {
             return inFlight.get();
         }
@@ -596,7 +771,8 @@ public final class EventEngine implements AutoCloseable {
         @Override
         public String toString() {
             return "Registration[" + name + ", read " + read + ", acked " + eventsAcked() + ", delivered " + delivered
-                + ", errors " + errors + ", in flight " + inFlight + (paused ? ", paused" : "")
+                + ", errors " + errors + ", refusals " + refusals + ", in flight " + inFlight
+                + (paused ? ", paused" : "")
                 + (removed ? ", removed]" : "]");
         }
 
@@ -641,8 +817,52 @@ public final class EventEngine implements AutoCloseable {
                 return event;
             }
 
+            /** Submits this refused task again (any thread); false when it was refused again and is kept. */
+            boolean resubmit() {
+                try {
+                    delivery.execute(this);
+                } catch (RuntimeException e) {
+                    refusals.incrementAndGet();
+                    refused.add(this);
+                    return false;
+                }
+                if (refusedQueues.decrementAndGet() == 0) {
+                    LOG.log(Level.INFO, "the delivery executor accepts the tasks of " + name + " again (" + refusals
+                        + " refusals in all); reading its source resumes");
+                    if (!removed) {
+                        resumed.add(Reg.this);
+                        wake();
+                    }
+                }
+                return true;
+            }
+
+            /** The engine closed and the executor still refuses: the events are counted as errors, and logged. */
+            void abandon() {
+                int lost;
+                synchronized (this) {
+                    lost = events.size();
+                    events.clear();
+                }
+                refusedQueues.decrementAndGet();
+                errors.addAndGet(lost);
+                LOG.log(Level.WARNING, lost + " event(s) of " + name + " were not delivered: the delivery executor "
+                    + "refused them until the engine's drain timeout");
+                for (int i = 0; i < lost; i++) {
+                    settled();
+                }
+            }
+
             @Override
             public void run() {
+                try {
+                    deliverSome();
+                } finally {
+                    capacityReturned();
+                }
+            }
+
+            private void deliverSome() {
                 for (int budget = DELIVERY_BUDGET; budget > 0; budget--) {
                     E event = take();
                     if (event == null) {

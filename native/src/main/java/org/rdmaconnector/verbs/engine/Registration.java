@@ -27,13 +27,28 @@ public interface Registration extends AutoCloseable {
     /** Events read and not yet delivered; never more than the registration's bound. */
     int inFlight();
 
-    /** Whether the source is paused because {@link #inFlight()} reached the bound. */
+    /**
+     * Times the delivery executor refused a task of this registration (each resubmission refused counts again). The
+     * events are kept, and the source is not read until the executor accepts again.
+     */
+    long refusals();
+
+    /**
+     * Whether the source is paused because {@link #inFlight()} reached the bound or the delivery executor refuses
+     * its tasks.
+     */
     boolean isPaused();
 
     /** The error that made the engine drop this source (its fd failed), or null. */
     Throwable failure();
 
-    /** Deregisters the source; see the type's description. Twice is a no-op. */
+    /**
+     * Deregisters the source; see the type's description. Twice is a no-op.
+     *
+     * @throws IllegalStateException if the engine's loop did not remove it within its bound (busy or stuck; logged
+     *     and counted in {@link EventEngine#loopWaitTimeouts()}): the source may still be read, so the caller must
+     *     not close the channel behind it yet; it may call close() again
+     */
     @Override
     void close();
 }

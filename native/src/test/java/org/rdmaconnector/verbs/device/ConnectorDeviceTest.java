@@ -83,12 +83,14 @@ class ConnectorDeviceTest {
     @Test
     void messagesArriveInOrderAreEchoedAndTheDisconnectIsAnswered() throws Exception {
         int port = Loopback.nextPort();
-        // echoes every message; throws once, after echoing message 3: nothing may be lost or repeated
+        // echoes every message; fails once, on the first attempt at message 3, before echoing it: the activation
+        // attempts it again, and nothing may be lost or repeated
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         Recorder recorder = new Recorder(c -> {
-            c.connection().send(c.data());
-            if (c.sequence() == 3) {
+            if (c.sequence() == 3 && failed.compareAndSet(false, true)) {
                 throw new IllegalStateException("an endpoint failing once");
             }
+            c.connection().send(c.data());
         });
         Activation activation = hub.activate(listener(port, "accept", "10.0.0.0/24"), recorder);
         await("listening", () -> activation.state() == Activation.State.LISTENING);
@@ -133,6 +135,7 @@ class ConnectorDeviceTest {
             assertEquals(0, set.endpointCount());
             assertEquals(0, set.registeredBytes());
             assertEquals(1, activation.errors(), "the one exception is counted");
+            assertEquals(0, activation.undeliverable(), "the failed attempt was delivered on the next");
         }
         activation.close();
         assertEquals(Activation.State.STOPPED, activation.state());

@@ -57,9 +57,9 @@ final class Recorder implements EndpointSink {
 
     @Override
     public void deliver(MessageCompletion completion) {
-        completions.add(completion);
         if (onReceive != null && completion.isReceive()) {
             onReceive.accept(completion);
         }
+        completions.add(completion); // once taken: a delivery that threw is attempted again
     }
 }

@@ -388,6 +388,148 @@ class EventEngineTest {
         assertEquals(before, TestProbes.openFds(), "open fds in /proc/self/fd before and after");
     }
 
+    /** Passes tasks to the pool while it has accepts left and refuses the others, as a saturated WorkManager does. */
+    private static final class Gate implements java.util.concurrent.Executor {
+        final java.util.concurrent.Executor pool;
+        final AtomicInteger acceptsLeft;
+        final AtomicInteger refused = new AtomicInteger();
+
+        Gate(java.util.concurrent.Executor pool, int accepts) {
+            this.pool = pool;
+            this.acceptsLeft = new AtomicInteger(accepts);
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            if (acceptsLeft.getAndUpdate(n -> n > 0 ? n - 1 : n) > 0) {
+                pool.execute(task);
+                return;
+            }
+            refused.incrementAndGet();
+            throw new java.util.concurrent.RejectedExecutionException("the test executor is saturated");
+        }
+
+        void open() {
+            acceptsLeft.set(Integer.MAX_VALUE);
+        }
+    }
+
+    /** A new engine on {@code delivery}; returns its loop thread. */
+    private Thread restartOn(java.util.concurrent.Executor delivery) {
+        engine.close();
+        int before = loopThreads.size();
+        engine = new EventEngine(threads, delivery);
+        return loopThreads.get(before);
+    }
+
+    @Test
+    void aTaskTheExecutorRefusesIsDeliveredLaterOnTheExecutorNeverOnTheLoopThread() throws Exception {
+        Gate gate = new Gate(pool, 0);
+        Thread loop = restartOn(gate);
+        Pipe pipe = pipe();
+        List<Long> seen = new CopyOnWriteArrayList<>();
+        List<Thread> handlerThreads = new CopyOnWriteArrayList<>();
+        engine.register(pipe, e -> {
+            handlerThreads.add(Thread.currentThread());
+            seen.add(e[1]);
+        });
+        writeSequence(pipe, 5);
+        await("the executor refused a task", () -> gate.refused.get() > 0);
+        gate.open();
+        await("all delivered", () -> seen.size() == 5);
+        assertFalse(handlerThreads.contains(loop), "a refused task ran its handler on the loop thread");
+        assertInOrder(seen, 5);
+    }
+
+    @Test
+    void whileTheExecutorRefusesTheLoopRunsNoHandlerAndAfterwardsEveryEventArrivesOnceInOrder() throws Exception {
+        Gate gate = new Gate(pool, 1);
+        Thread loop = restartOn(gate);
+        List<Thread> handlerThreads = new CopyOnWriteArrayList<>();
+        Pipe fast = pipe();
+        AtomicInteger fastSeen = new AtomicInteger();
+        Registration fastReg = engine.register(fast, e -> {
+            handlerThreads.add(Thread.currentThread());
+            fastSeen.incrementAndGet();
+        });
+        assertTrue(fast.write(0, 0));
+        await("the one accepted task delivered", () -> fastSeen.get() == 1);
+
+        // the blocking endpoint: its first event holds an executor thread until released
+        Pipe slow = pipe();
+        CountDownLatch slowBlocked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Long> slowSeen = new CopyOnWriteArrayList<>();
+        Registration slowReg = engine.register(slow, e -> {
+            handlerThreads.add(Thread.currentThread());
+            if (e[1] == 0) {
+                slowBlocked.countDown();
+                release.await();
+            }
+            slowSeen.add(e[1]);
+        });
+        int n = 300;
+        writeSequence(slow, n);
+        await("the slow registration's task is refused and its reading paused",
+            () -> slowReg.refusals() > 0 && slowReg.isPaused());
+        assertEquals(1, slowReg.eventsRead(), "reading stops at the refusal (backpressure)");
+        assertEquals(1, slowReg.inFlight());
+        for (int i = 1; i <= 50; i++) {
+            assertTrue(fast.write(0, i));
+        }
+        await("the fast registration's task is refused too", () -> fastReg.refusals() > 0);
+        assertEquals(1, slowBlocked.getCount(), "no handler ran while the executor refused");
+
+        gate.open();
+        assertTrue(slowBlocked.await(10, TimeUnit.SECONDS), "the refused task was submitted again");
+        await("the other registration is delivered while the slow endpoint blocks", () -> fastSeen.get() == 51);
+        for (int i = 51; i <= 100; i++) {
+            assertTrue(fast.write(0, i));
+        }
+        await("and keeps being delivered", () -> fastSeen.get() == 101);
+        assertTrue(slowSeen.isEmpty(), "the slow endpoint still blocks");
+
+        release.countDown();
+        await("every event of the refused registration delivered", () -> slowReg.eventsDelivered() == n);
+        assertInOrder(slowSeen, n);
+        assertEquals(n, slowReg.eventsRead());
+        assertEquals(101, fastReg.eventsDelivered());
+        assertFalse(handlerThreads.contains(loop), "a handler ran on the loop thread");
+        await("reading resumed", () -> !slowReg.isPaused());
+        assertEquals(0, slowReg.errors());
+    }
+
+    @Test
+    void aLoopStuckInASourceMakesWaitsOnItEndAtTheirBoundAndCountsThem() throws Exception {
+        engine.loopWaitBound = Duration.ofMillis(200);
+        Pipe stuck = pipe();
+        Pipe other = pipe();
+        Registration otherReg = engine.register(other, e -> { });
+        engine.register(stuck, e -> { });
+        CountDownLatch unblock = new CountDownLatch(1);
+        stuck.holdNext = unblock;
+        assertTrue(stuck.write(0, 0));
+        assertTrue(stuck.inNext.await(10, TimeUnit.SECONDS));
+
+        IllegalStateException e = assertThrows(IllegalStateException.class, otherReg::close);
+        assertEquals("the RDMA event loop did not take the removal of the registration " + other.name()
+            + " within 200 ms (busy or stuck); it was not done", e.getMessage());
+        assertEquals(1, engine.loopWaitTimeouts());
+        assertEquals(0, other.closed.get(), "the source stays registered: its channel must not be closed yet");
+
+        engine.close();
+        assertEquals(2, engine.loopWaitTimeouts(), "close() returns at the bound on a stuck loop, and counts it");
+
+        stuck.holdNext = null;
+        unblock.countDown();
+        Thread loop = loopThreads.get(0);
+        await("the loop ends once its source returns", () -> !loop.isAlive());
+        assertEquals(1, other.closed.get(), "the ending loop closed the source it still had");
+        assertEquals(1, stuck.closed.get());
+        otherReg.close();
+        assertEquals(1, other.closed.get());
+    }
+
     @Test
     void badArguments() {
         Pipe pipe = pipe();

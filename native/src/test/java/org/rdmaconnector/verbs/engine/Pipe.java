@@ -1,6 +1,7 @@
 package org.rdmaconnector.verbs.engine;
 
 import com.sun.jna.Memory;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
@@ -19,6 +20,9 @@ final class Pipe implements EventSource<long[]> {
     volatile boolean keyed;
     volatile RuntimeException failNext;
     volatile Error crashNext;
+    // when set, next() counts down 'inNext' and waits for 'holdNext': a source stuck in its read, holding the loop
+    volatile CountDownLatch holdNext;
+    final CountDownLatch inNext = new CountDownLatch(1);
     private final Memory buffer = Mem.allocate(8);
     private final Memory writeBuffer = Mem.allocate(8);
 
@@ -59,6 +63,11 @@ final class Pipe implements EventSource<long[]> {
         if (crash != null) {
             throw crash;
         }
+        CountDownLatch hold = holdNext;
+        if (hold != null) {
+            inNext.countDown();
+            awaitUninterruptibly(hold);
+        }
         long n = LibC.read(readFd, Mem.address(buffer), 8);
         if (n < 0) {
             int errno = Mem.errno();
@@ -71,6 +80,21 @@ final class Pipe implements EventSource<long[]> {
             throw new IllegalStateException("short read of " + n + " bytes");
         }
         return new long[] {buffer.getInt(0), buffer.getInt(4)};
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
