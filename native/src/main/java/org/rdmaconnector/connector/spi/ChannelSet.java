@@ -43,6 +43,7 @@ import org.rdmaconnector.verbs.jna.Layout;
 public final class ChannelSet implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChannelSet.class.getName());
     private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(3);
+    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
     private final ChannelSettings settings;
     private final DeviceQueueSet queues;
@@ -184,8 +185,10 @@ public final class ChannelSet implements AutoCloseable {
         if (remote == null || remote.isUnresolved()) {
             throw new IllegalArgumentException("remote must be a resolved address, was " + remote);
         }
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        if (timeout == null || timeout.isNegative() || timeout.isZero()
+            || timeout.compareTo(MAX_CONNECT_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("timeout must be positive and at most " + MAX_CONNECT_TIMEOUT.toMillis()
+                + " ms (rdma_resolve_addr takes int milliseconds), was " + timeout);
         }
         int perEndpoint = settings.maxSendWr() + settings.maxRecvWr();
         if ((long) (byId.size() + 1) * perEndpoint > settings.cqDepth()) {

@@ -63,10 +63,8 @@ final class Listener implements Deliveries {
         this.engine = engine;
         this.scheduler = scheduler;
         this.onStopped = onStopped;
-        // until MaxConnections/MaxConnectionsPerPeer are settings: the cap the former fixed CQ of 8192 entries gave
-        int max = Math.max(1, 8192 / (2 * settings.receiveBufferCount()));
-        this.connections = new InboundConnections(settings, new ConnectRequestDecision(settings, max, max), this,
-            scheduler);
+        this.connections = new InboundConnections(settings, new ConnectRequestDecision(settings,
+            settings.maxConnections(), settings.maxConnectionsPerPeer()), this, scheduler);
     }
 
     ListenerSettings settings() {
@@ -328,8 +326,8 @@ final class Listener implements Deliveries {
             }
             DeviceQueueSet device = perDevice.get(deviceName);
             if (device == null) {
-                int cqDepth = Math.multiplyExact(decision().maxConnections(), 2 * settings.receiveBufferCount());
-                device = DeviceQueueSet.open(devices.acquire(deviceName, 1), cqDepth, 0, engine, MAX_IN_FLIGHT);
+                device = DeviceQueueSet.open(devices.acquire(deviceName, 1), Math.toIntExact(settings.listenerCqDepth()),
+                    0, engine, MAX_IN_FLIGHT);
                 perDevice.put(deviceName, device);
             }
             return setUp.apply(device);

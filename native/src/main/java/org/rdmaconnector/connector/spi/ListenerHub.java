@@ -72,8 +72,9 @@ public final class ListenerHub implements AutoCloseable {
             + ", " + s.receiveBufferCount() + " x " + s.receiveBufferSize() + " byte buffers";
     }
 
+    /** One key per address however it is written ({@code ::ffff:10.0.0.1} is {@code 10.0.0.1}) and port. */
     private static String keyOf(ListenerSettings settings) {
-        return settings.address().trim() + ":" + settings.port();
+        return Cidr.canonical(settings.address()) + ":" + settings.port();
     }
 
     /** Called by a listener that stopped: a new one may already stand under its key. */

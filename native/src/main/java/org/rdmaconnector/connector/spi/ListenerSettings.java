@@ -94,11 +94,27 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
                 + receiveBufferCount + " x " + receiveBufferSize
                 + ") must be at most 512 MiB: each connection registers twice that for receives and replies"));
         }
+        if (listenerCqDepth() > MAX_LISTENER_CQ_DEPTH) {
+            problems.add(new SettingProblem("MaxConnections", "MaxConnections x 2 x ReceiveBufferCount ("
+                + maxConnections + " x 2 x " + receiveBufferCount + ") must be at most " + MAX_LISTENER_CQ_DEPTH
+                + ": the listener's completion queue on a device holds every receive and send its connections post"));
+        }
         if (maxConnectionsPerPeer > maxConnections) {
             problems.add(new SettingProblem("MaxConnectionsPerPeer", "MaxConnectionsPerPeer ("
                 + maxConnectionsPerPeer + ") must not be larger than MaxConnections (" + maxConnections + ")"));
         }
         return problems;
+    }
+
+    /** The most CQ entries a listener asks of a device (rdma-core providers allow from 32 Ki to 4 Mi). */
+    public static final int MAX_LISTENER_CQ_DEPTH = 1 << 22;
+
+    /**
+     * The entries of the listener's completion queue on a device: every connection the limit allows posts at most
+     * ReceiveBufferCount receives and as many sends, so the queue cannot overrun.
+     */
+    public long listenerCqDepth() {
+        return 2L * maxConnections * receiveBufferCount;
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rdmaconnector.connector.AcceptPolicy;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.verbs.RdmaException;
@@ -100,6 +101,32 @@ class NoDeviceTest {
         second.close();
         assertEquals(1, cancelled, "the last deactivation cancels the pending retry");
         assertEquals(List.of(), hub.activations());
+        hub.close();
+    }
+
+    @Test
+    void oneAddressWrittenTwoWaysIsOneListener() {
+        ListenerHub hub = new ListenerHub(devices, engine, scheduler);
+        Activation plain = hub.activate(ListenerSettings.of("10.0.0.1", 7472, null, null, null, null, null, null),
+            new Sink("plain"));
+        Activation mapped = hub.activate(ListenerSettings.of("::ffff:10.0.0.1", 7472, null, null, null, null, null,
+            null), new Sink("mapped"));
+        assertEquals(1, scheduled.size(), "one listener, one retry: the second activation joined the first");
+        assertEquals(2, hub.activations().size());
+        plain.close();
+        mapped.close();
+        hub.close();
+    }
+
+    @Test
+    void aListenerWhoseCompletionQueueWouldBeTooDeepIsRefused() {
+        ListenerSettings huge = new ListenerSettings("10.0.0.1", 7473, 16, AcceptPolicy.ACCEPT, null, 4096, 64, 1,
+            65_535, 16);
+        ListenerHub hub = new ListenerHub(devices, engine, scheduler);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> hub.activate(huge, new Sink("x")));
+        assertTrue(e.getMessage().contains("MaxConnections x 2 x ReceiveBufferCount (65535 x 2 x 4096) must be at "
+            + "most 4194304"), e.getMessage());
         hub.close();
     }
 

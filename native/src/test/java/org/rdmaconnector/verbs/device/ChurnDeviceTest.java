@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs.device;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,6 +56,10 @@ class ChurnDeviceTest {
             ChannelSettings client = new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20);
             try (ChannelSet set = ChannelSet.open(client, stack.devices, stack.engine)) {
                 InetSocketAddress listener = new InetSocketAddress(Loopback.ADDRESS, port);
+                IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
+                    () -> set.connect(listener, Duration.ofMillis(Long.MAX_VALUE)));
+                assertTrue(huge.getMessage().startsWith("timeout must be positive and at most 2147483647 ms"),
+                    huge.getMessage());
                 cycle(set, listener, 0); // warm-up: the listener's queue set on rxe0 and librdmacm's state exist now
                 TestProbes.await("the warm-up connection is gone", Loopback.TIMEOUT, () -> echo.connectionCount() == 0);
                 Baseline before = Baseline.take();
