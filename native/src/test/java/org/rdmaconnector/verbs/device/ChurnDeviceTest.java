@@ -107,6 +107,8 @@ class ChurnDeviceTest {
         private static final Pattern COUNT = Pattern.compile("\"(qp|cq|mr|cm_id|pd)\":(\\d+)");
 
         static Baseline take() throws IOException, InterruptedException {
+            // rdma res first: running it starts the JDK's process reaper thread, which must be in both counts
+            Map<String, Integer> resources = readRdmaResources();
             long direct = 0;
             for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
                 if (pool.getName().equals("direct")) {
@@ -114,7 +116,7 @@ class ChurnDeviceTest {
                 }
             }
             return new Baseline(TestProbes.openFds(), ManagementFactory.getThreadMXBean().getThreadCount(), direct,
-                readRdmaResources());
+                resources);
         }
 
         /** Waits (bounded) until no count is above {@code before}'s, and returns the counts then. */
