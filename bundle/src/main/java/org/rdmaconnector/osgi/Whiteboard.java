@@ -31,6 +31,16 @@ public final class Whiteboard {
      * {@value ListenerSettings#DEFAULT_MAX_CONNECTIONS_PER_PEER}, at most {@link #MAX_CONNECTIONS}).
      */
     public static final String MAX_CONNECTIONS_PER_PEER = "rdma.maxConnectionsPerPeer";
+    /**
+     * Seconds without traffic after which a connection is taken for dead (default
+     * {@value ListenerSettings#DEFAULT_IDLE_TIMEOUT_SECONDS}; 0 keeps idle connections forever).
+     */
+    public static final String IDLE_TIMEOUT_SECONDS = "rdma.idleTimeoutSeconds";
+    /**
+     * Attempts of a delivery this service fails before it is counted as undeliverable (default
+     * {@value ListenerSettings#DEFAULT_DELIVERY_ATTEMPTS}).
+     */
+    public static final String DELIVERY_ATTEMPTS = "rdma.deliveryAttempts";
 
     private Whiteboard() {
     }

@@ -25,6 +25,8 @@ public class RdmaActivationSpec implements ActivationSpec {
     private Integer maxConcurrentDeliveries;
     private Integer maxConnections;
     private Integer maxConnectionsPerPeer;
+    private Integer idleTimeoutSeconds;
+    private Integer deliveryAttempts;
     private ResourceAdapter resourceAdapter;
 
     /**
@@ -36,7 +38,8 @@ public class RdmaActivationSpec implements ActivationSpec {
         ListenerSettings.Builder builder = ListenerSettings.builder().address(address).port(port).backlog(backlog)
             .acceptPolicy(acceptPolicy).allowedPeers(allowedPeers).receiveBufferCount(receiveBufferCount)
             .receiveBufferSize(receiveBufferSize).maxConcurrentDeliveries(maxConcurrentDeliveries)
-            .maxConnections(maxConnections).maxConnectionsPerPeer(maxConnectionsPerPeer);
+            .maxConnections(maxConnections).maxConnectionsPerPeer(maxConnectionsPerPeer)
+            .idleTimeoutSeconds(idleTimeoutSeconds).deliveryAttempts(deliveryAttempts);
         List<SettingProblem> problems = builder.problems();
         if (!problems.isEmpty()) {
             throw InvalidProperties.exception("invalid RDMA activation", problems, RdmaActivationSpec.class);
@@ -158,6 +161,31 @@ public class RdmaActivationSpec implements ActivationSpec {
 
     public void setMaxConnectionsPerPeer(Integer maxConnectionsPerPeer) {
         this.maxConnectionsPerPeer = maxConnectionsPerPeer;
+    }
+
+    /**
+     * The liveness rule: seconds without any traffic after which a connection is taken for dead, disconnected and
+     * freed, its DISCONNECTED delivered with status -ETIMEDOUT (default
+     * {@value ListenerSettings#DEFAULT_IDLE_TIMEOUT_SECONDS}; 0 keeps idle connections forever).
+     */
+    public Integer getIdleTimeoutSeconds() {
+        return idleTimeoutSeconds;
+    }
+
+    public void setIdleTimeoutSeconds(Integer idleTimeoutSeconds) {
+        this.idleTimeoutSeconds = idleTimeoutSeconds;
+    }
+
+    /**
+     * Attempts of a delivery the endpoint fails (throws, rolls back) before it is counted and logged as undeliverable
+     * (default {@value ListenerSettings#DEFAULT_DELIVERY_ATTEMPTS}, from 1 to 1000).
+     */
+    public Integer getDeliveryAttempts() {
+        return deliveryAttempts;
+    }
+
+    public void setDeliveryAttempts(Integer deliveryAttempts) {
+        this.deliveryAttempts = deliveryAttempts;
     }
 
     @Override

@@ -137,6 +137,8 @@ public class WhiteboardDelivery {
                 .maxConcurrentDeliveries(number(properties, Whiteboard.MAX_CONCURRENT_DELIVERIES))
                 .maxConnections(number(properties, Whiteboard.MAX_CONNECTIONS))
                 .maxConnectionsPerPeer(number(properties, Whiteboard.MAX_CONNECTIONS_PER_PEER))
+                .idleTimeoutSeconds(number(properties, Whiteboard.IDLE_TIMEOUT_SECONDS))
+                .deliveryAttempts(number(properties, Whiteboard.DELIVERY_ATTEMPTS))
                 .build();
             Activation activation = runtime.hub().activate(settings,
                 new ServiceSink(service, name, cmEvents, completions));
@@ -178,7 +180,7 @@ public class WhiteboardDelivery {
         private static final List<String> SETTINGS = List.of(Whiteboard.ADDRESS, Whiteboard.PORT,
             Whiteboard.BACKLOG, Whiteboard.ACCEPT_POLICY, Whiteboard.ALLOWED_PEERS, Whiteboard.RECEIVE_BUFFER_COUNT,
             Whiteboard.RECEIVE_BUFFER_SIZE, Whiteboard.MAX_CONCURRENT_DELIVERIES, Whiteboard.MAX_CONNECTIONS,
-            Whiteboard.MAX_CONNECTIONS_PER_PEER);
+            Whiteboard.MAX_CONNECTIONS_PER_PEER, Whiteboard.IDLE_TIMEOUT_SECONDS, Whiteboard.DELIVERY_ATTEMPTS);
 
         /** The whiteboard properties as text: what an activation is made from. */
         static Map<String, String> keyOf(Map<String, Object> properties) {

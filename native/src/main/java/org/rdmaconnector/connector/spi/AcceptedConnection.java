@@ -3,8 +3,11 @@ package org.rdmaconnector.connector.spi;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.rdmaconnector.connector.AcceptPolicy;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.WorkRequest;
@@ -25,7 +28,7 @@ import org.rdmaconnector.verbs.jna.Layout;
  * CM events arrive in order on one thread, completions in order on another; state changes happen under this
  * object's lock, and the wire and the endpoints are called outside it.
  */
-final class AcceptedConnection implements InboundConnection {
+final class AcceptedConnection implements InboundConnection, DeviceQueueSet.QueuePairRoute {
     private static final System.Logger LOG = System.getLogger(AcceptedConnection.class.getName());
     /** How long a disconnected connection waits for its posted requests to flush before it is destroyed anyway. */
     static final Duration DRAIN_DEADLINE = Duration.ofSeconds(60);
@@ -52,15 +55,31 @@ final class AcceptedConnection implements InboundConnection {
     private final Consumer<AcceptedConnection> onDestroyed;
     private final AtomicLong receives = new AtomicLong();
     private final AtomicLong sends = new AtomicLong();
+    // the liveness rule: when something last happened on the connection, and the deliveries running now
+    private final LongSupplier clock;
+    private final AtomicInteger delivering = new AtomicInteger();
+    private volatile long lastActivity;
     // guarded by this
     private State state = State.REQUESTED;
     private Deadline deadline;
+    private boolean cmDisconnected;
+    private boolean reclaimed;
 
     /**
      * @param onDestroyed told once, when the connection is destroyed (its slot and table entry are freed there)
      */
     AcceptedConnection(long number, ConnectionWire wire, InetSocketAddress listenAddress, Deliveries deliveries,
                        Scheduler scheduler, Consumer<AcceptedConnection> onDestroyed) {
+        this(number, wire, listenAddress, deliveries, scheduler, onDestroyed, System::nanoTime);
+    }
+
+    /**
+     * @param clock nanoseconds, as {@link System#nanoTime()} (host tests move it by hand)
+     */
+    AcceptedConnection(long number, ConnectionWire wire, InetSocketAddress listenAddress, Deliveries deliveries,
+                       Scheduler scheduler, Consumer<AcceptedConnection> onDestroyed, LongSupplier clock) {
+        this.clock = clock;
+        this.lastActivity = clock.getAsLong();
         this.number = number;
         this.wire = wire;
         this.listenAddress = listenAddress;
@@ -113,7 +132,7 @@ final class AcceptedConnection implements InboundConnection {
     private boolean setUpAndAccept() {
         boolean allocated = false;
         try {
-            wire.allocate(this::onCompletion);
+            wire.allocate(this);
             allocated = true;
             synchronized (this) {
                 if (state != State.REQUESTED) {
@@ -147,7 +166,17 @@ final class AcceptedConnection implements InboundConnection {
 
     /** A CM event of this connection's id, in the order the CM gave them. */
     void onCmEvent(CmEventType type, int status, byte[] privateData) {
-        InboundEvent event = new InboundEvent(type, status, privateData, this, listenAddress, AcceptPolicy.ACCEPT,
+        lastActivity = clock.getAsLong();
+        int shown = status;
+        if (type == CmEventType.DISCONNECTED) {
+            synchronized (this) {
+                cmDisconnected = true;
+                if (reclaimed) {
+                    shown = -Layout.ETIMEDOUT; // what the endpoints learn: taken for dead by the liveness rule
+                }
+            }
+        }
+        InboundEvent event = new InboundEvent(type, shown, privateData, this, listenAddress, AcceptPolicy.ACCEPT,
             InboundEvent.Decision.NONE);
         switch (type) {
             case ESTABLISHED -> {
@@ -156,16 +185,16 @@ final class AcceptedConnection implements InboundConnection {
                         state = State.ESTABLISHED;
                     }
                 }
-                deliveries.deliver(event);
+                delivering(() -> deliveries.deliver(event));
             }
             case DISCONNECTED -> {
                 startDisconnect(); // the peer asked (DREQ): the answer (DREP); or our own request completed
-                deliveries.deliver(event);
-                destroyWhenDrained();
+                delivering(() -> deliveries.deliver(event));
+                destroyIfOver();
             }
-            case TIMEWAIT_EXIT -> deliveries.deliver(event);
+            case TIMEWAIT_EXIT -> delivering(() -> deliveries.deliver(event));
             default -> { // CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL, ...: the connection is over
-                deliveries.deliver(event);
+                delivering(() -> deliveries.deliver(event));
                 destroy();
             }
         }
@@ -173,12 +202,22 @@ final class AcceptedConnection implements InboundConnection {
 
     // ------------------------------------------------------------------ completions
 
-    /** A work completion of this connection's queue pair, in the order the CQ gave them. */
-    void onCompletion(WorkCompletion wc) {
-        WorkRequest request = wire.complete(wc);
+    /**
+     * On the event loop, as the CQ is polled: completes the work request, so that an endpoint waiting for its own
+     * send inside a delivery of this connection (which holds the connection's later deliveries) gets it.
+     */
+    @Override
+    public WorkRequest polled(WorkCompletion wc) {
+        return wire.complete(wc);
+    }
+
+    /** A work completion of this connection's queue pair, delivered in the order the CQ gave them. */
+    @Override
+    public void delivered(WorkCompletion wc, WorkRequest request) {
         if (request == null) {
             return; // flushed by a destroy already
         }
+        lastActivity = clock.getAsLong();
         boolean receive = request.kind() == WorkRequest.Kind.RECEIVE;
         if (!wc.isSuccess() && startDisconnect() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR) {
             // the queue pair is in ERROR now and every posted request flushes; a status other than a flush is a
@@ -188,7 +227,7 @@ final class AcceptedConnection implements InboundConnection {
         }
         if (!(receive && wc.status() == Layout.IBV_WC_WR_FLUSH_ERR)) { // a flushed receive is ours, not a message
             long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
-            deliveries.deliver(new InboundCompletion(this, wc, receive, request.data(), sequence));
+            delivering(() -> deliveries.deliver(new InboundCompletion(this, wc, receive, request.data(), sequence)));
         }
         if (receive && wc.isSuccess() && isOpen()) {
             // only now that it is delivered: while an endpoint is slow the peer meets receiver-not-ready (RC flow
@@ -199,23 +238,54 @@ final class AcceptedConnection implements InboundConnection {
                 LOG.log(Level.DEBUG, "re-posting a receive on connection " + number + " failed", e);
             }
         }
-        if (isDisconnecting() && wire.outstanding() == 0) {
-            destroy();
+        destroyIfOver();
+    }
+
+    /** Runs a delivery; while it runs (however long the endpoint takes) the connection does not count as idle. */
+    private void delivering(Runnable delivery) {
+        delivering.incrementAndGet();
+        try {
+            delivery.run();
+        } finally {
+            delivering.decrementAndGet();
+            lastActivity = clock.getAsLong();
         }
+    }
+
+    // ------------------------------------------------------------------ liveness
+
+    /**
+     * The liveness rule: an open connection with nothing (no completion, no CM event, no delivery running) for
+     * {@code idleNanos} is taken for dead (RC has no keepalive, and a peer that crashed never says so). It is
+     * disconnected; its DISCONNECTED (the peer's answer, or the CM's after its DREQ timed out) reaches the endpoints
+     * with status -ETIMEDOUT, and it is destroyed once its requests have flushed (or at the drain deadline).
+     *
+     * @return whether it was reclaimed now
+     */
+    boolean reclaimIfIdle(long idleNanos) {
+        long idle = clock.getAsLong() - lastActivity;
+        synchronized (this) {
+            if (!(state == State.ACCEPTING || state == State.ESTABLISHED) || delivering.get() > 0 || idle < idleNanos) {
+                return false;
+            }
+            reclaimed = true;
+        }
+        LOG.log(Level.WARNING, "connection " + number + " with " + wire.peerAddress() + " had no traffic for "
+            + TimeUnit.NANOSECONDS.toSeconds(idle) + " s (IdleTimeoutSeconds): taken for dead, disconnecting");
+        startDisconnect();
+        return true;
     }
 
     private synchronized boolean isOpen() {
         return state == State.ACCEPTING || state == State.ESTABLISHED;
     }
 
-    private synchronized boolean isDisconnecting() {
-        return state == State.DISCONNECTING;
-    }
 
     // ------------------------------------------------------------------ disconnect and destroy
 
     /**
-     * ACCEPTING or ESTABLISHED to DISCONNECTING, and the one rdma_disconnect (the wire sends it at most once).
+     * ACCEPTING or ESTABLISHED to DISCONNECTING, the drain deadline, and the one rdma_disconnect (the wire sends it
+     * at most once). DISCONNECTED follows: the peer's answer, or the CM's own when the peer does not answer.
      *
      * @return whether this call made the change
      */
@@ -225,6 +295,8 @@ final class AcceptedConnection implements InboundConnection {
                 return false;
             }
             state = State.DISCONNECTING;
+            deadline = new Deadline(this);
+            deadline.cancel = scheduler.schedule(deadline, DRAIN_DEADLINE);
         }
         try {
             wire.disconnect();
@@ -234,18 +306,14 @@ final class AcceptedConnection implements InboundConnection {
         return true;
     }
 
-    /** Destroyed now when nothing is posted; otherwise when the last flush arrives, or at the deadline. */
-    private void destroyWhenDrained() {
-        if (wire.outstanding() == 0) {
-            destroy();
-            return;
-        }
+    /** Destroyed once DISCONNECTED was delivered and every posted request has flushed (or at the deadline). */
+    private void destroyIfOver() {
+        boolean over;
         synchronized (this) {
-            if (state == State.DESTROYED || deadline != null) {
-                return;
-            }
-            deadline = new Deadline(this);
-            deadline.cancel = scheduler.schedule(deadline, DRAIN_DEADLINE);
+            over = state == State.DISCONNECTING && cmDisconnected;
+        }
+        if (over && wire.outstanding() == 0) {
+            destroy();
         }
     }
 

@@ -1,6 +1,8 @@
 package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +31,11 @@ public final class Activation implements AutoCloseable {
     public enum State {
         /** The listener cannot listen yet (no device, address not on a device); it retries with backoff. */
         WAITING_FOR_DEVICE,
+        /**
+         * The address and port are taken by another listener (rdma_bind_addr: EADDRINUSE), in this process or
+         * another; it retries with backoff, and listens once the other lets go.
+         */
+        ADDRESS_IN_USE,
         /** Listening; events are delivered. */
         LISTENING,
         /** Deactivated. */
@@ -116,6 +123,16 @@ public final class Activation implements AutoCloseable {
     /** Connections the listener holds now (shared by the activations of the listener). */
     public int connectionCount() {
         return listener.connectionCount();
+    }
+
+    /**
+     * CONNECT_REQUESTs the listener rejected, by reason (PEER_NOT_ALLOWED, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER,
+     * NOT_ACCEPTED, NO_RESOURCES); shared by the activations of the listener.
+     */
+    public Map<String, Long> rejections() {
+        Map<String, Long> byName = new LinkedHashMap<>();
+        listener.decision().rejections().forEach((reason, count) -> byName.put(reason.name(), count));
+        return byName;
     }
 
     boolean receivesCmEvents() {

@@ -98,5 +98,10 @@ public final class ActivationMBeans {
         public int getConnections() {
             return activation.connectionCount();
         }
+
+        @Override
+        public java.util.Map<String, Long> getRejections() {
+            return activation.rejections();
+        }
     }
 }

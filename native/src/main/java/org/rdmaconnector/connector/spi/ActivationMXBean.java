@@ -11,7 +11,7 @@ public interface ActivationMXBean {
     /** The listen address and port. */
     String getListenAddress();
 
-    /** WAITING_FOR_DEVICE, LISTENING or STOPPED. */
+    /** WAITING_FOR_DEVICE, ADDRESS_IN_USE, LISTENING or STOPPED. */
     String getState();
 
     /** Why it waits (the last error and the next retry), or where it listens. */
@@ -31,4 +31,7 @@ public interface ActivationMXBean {
 
     /** Connections the listener holds now. */
     int getConnections();
+
+    /** Connection requests the listener rejected, by reason (see {@link Activation#rejections()}). */
+    java.util.Map<String, Long> getRejections();
 }

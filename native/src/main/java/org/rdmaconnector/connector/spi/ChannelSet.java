@@ -59,9 +59,11 @@ public final class ChannelSet implements AutoCloseable {
     private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
         this.settings = settings;
         this.queues = opened.push(DeviceQueueSet.open(devices.acquire(settings.deviceName(), settings.portNumber()),
-            settings.cqDepth(), settings.completionVector(), engine, EventEngine.DEFAULT_MAX_IN_FLIGHT));
+            settings.cqDepth(), settings.completionVector(), engine, 0));
         this.events = opened.push(EventChannel.create());
-        this.cmRegistration = opened.push(engine.register(Sources.cmEvents(events), this::onCmEvent));
+        // on the loop: a connect waiting for its CM events must not wait for a delivery thread (all of them may be
+        // busy in listeners that connect)
+        this.cmRegistration = opened.push(engine.registerOnLoop(Sources.cmEvents(events), this::onCmEvent));
         queues.lease().onAsyncEvent(this::onAsyncEvent);
     }
 

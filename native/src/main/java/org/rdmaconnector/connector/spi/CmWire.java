@@ -1,7 +1,6 @@
 package org.rdmaconnector.connector.spi;
 
 import java.net.InetSocketAddress;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CmId;
@@ -60,7 +59,7 @@ final class CmWire implements ConnectionWire {
     }
 
     @Override
-    public void allocate(Consumer<WorkCompletion> completions) {
+    public void allocate(DeviceQueueSet.QueuePairRoute route) {
         int count = settings.receiveBufferCount();
         RcConnection connection;
         synchronized (this) {
@@ -70,7 +69,7 @@ final class CmWire implements ConnectionWire {
             connection = queues.setUp(id.deviceName(), d -> {
                 RcConnection c = new RcConnection(id, d.protectionDomain(), d.completionQueue(),
                     QueuePairCapabilities.of(count, count), settings.receiveBufferSize(), count, count);
-                d.route(c.qpNumber(), completions);
+                d.route(c.qpNumber(), route);
                 device = d;
                 return c;
             });

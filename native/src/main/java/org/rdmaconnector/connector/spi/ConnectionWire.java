@@ -1,7 +1,6 @@
 package org.rdmaconnector.connector.spi;
 
 import java.net.InetSocketAddress;
-import java.util.function.Consumer;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.WorkCompletion;
 
@@ -19,9 +18,10 @@ interface ConnectionWire {
 
     /**
      * Creates the queue pair and its registered send and receive slots, and posts every receive: done only once the
-     * request is to be accepted. Completions of the queue pair go to {@code completions}.
+     * request is to be accepted. Completions of the queue pair go to {@code route}: {@code polled} (which calls
+     * {@link #complete}) on the event loop, then {@code delivered} in order.
      */
-    void allocate(Consumer<WorkCompletion> completions);
+    void allocate(DeviceQueueSet.QueuePairRoute route);
 
     /** rdma_accept(3). */
     void accept();

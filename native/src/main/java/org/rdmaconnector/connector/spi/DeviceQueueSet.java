@@ -2,21 +2,24 @@ package org.rdmaconnector.connector.spi;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.engine.EventEngine;
+import org.rdmaconnector.verbs.engine.EventSource;
 import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.engine.Sources;
 
 /**
  * The per-device queue set of a channel set or of a listener on one device: a lease on the shared device context, a
  * protection domain, a completion channel, one completion queue on it, and the engine's registration that reads it.
- * Each queue pair on the CQ is routed to its own handler by its qp number. Built all or nothing; {@link #close()}
- * frees it in the reverse order (the registration before the CQ, the CQ before its channel, the PD, the lease).
+ * Each queue pair on the CQ is routed by its qp number to a {@link QueuePairRoute}. A work request completes on the
+ * event loop as soon as its completion is polled, never behind a delivery: a listener that sends a reply and waits
+ * for that send's completion inside its own delivery gets it. Built all or nothing; {@link #close()} frees it in the
+ * reverse order (the registration before the CQ, the CQ before its channel, the PD, the lease).
  */
 final class DeviceQueueSet implements AutoCloseable {
     private final DeviceRegistry.Lease lease;
@@ -25,8 +28,28 @@ final class DeviceQueueSet implements AutoCloseable {
     private final CompletionQueue cq;
     private final int cqDepth;
     private final Registration completions;
-    private final Map<Integer, Consumer<WorkCompletion>> byQp = new ConcurrentHashMap<>();
+    private final Map<Integer, QueuePairRoute> byQp = new ConcurrentHashMap<>();
     private final AutoCloseableStack opened;
+
+    /** What one queue pair on the set does with its completions. */
+    @FunctionalInterface
+    interface QueuePairRoute {
+        /**
+         * On the event loop, as the completion is polled: completes its work request. Fast, never blocks, calls no
+         * user code.
+         *
+         * @return the completed request, or null when it was completed already
+         */
+        WorkRequest polled(WorkCompletion completion);
+
+        /** On a delivery thread, in the queue pair's order: only for sets that deliver ({@code maxInFlight > 0}). */
+        default void delivered(WorkCompletion completion, WorkRequest request) {
+        }
+    }
+
+    /** A polled completion with its route and the request it completed. */
+    private record Polled(WorkCompletion completion, QueuePairRoute route, WorkRequest request) {
+    }
 
     private DeviceQueueSet(DeviceRegistry.Lease lease, int cqDepth, int completionVector, EventEngine engine,
                            int maxInFlight, AutoCloseableStack opened) {
@@ -37,13 +60,18 @@ final class DeviceQueueSet implements AutoCloseable {
         this.channel = opened.push(context.createCompletionChannel());
         this.cq = opened.push(context.createCompletionQueue(cqDepth, channel, completionVector));
         this.cqDepth = cqDepth;
-        this.completions = opened.push(engine.register(Sources.completions(channel), this::dispatch, maxInFlight));
+        EventSource<Polled> polled = new PolledCompletions(Sources.completions(channel));
+        this.completions = opened.push(maxInFlight > 0
+            ? engine.register(polled, p -> p.route().delivered(p.completion(), p.request()), maxInFlight)
+            : engine.registerOnLoop(polled, p -> { }));
     }
 
     /**
      * Opens a set on {@code lease}'s device; on failure everything opened so far, the lease included, is closed.
      *
      * @param cqDepth entries of the completion queue: callers size it so that their queue pairs cannot overrun it
+     * @param maxInFlight completions delivered to {@link QueuePairRoute#delivered} at most in flight (then the CQ is
+     *     not read: backpressure); 0 for a set whose routes only complete requests (nothing is delivered)
      */
     static DeviceQueueSet open(DeviceRegistry.Lease lease, int cqDepth, int completionVector, EventEngine engine,
                                int maxInFlight) {
@@ -84,9 +112,9 @@ final class DeviceQueueSet implements AutoCloseable {
         return cqDepth;
     }
 
-    /** Sends the completions of queue pair {@code qpNumber} to {@code handler} (on a delivery thread). */
-    void route(int qpNumber, Consumer<WorkCompletion> handler) {
-        byQp.put(qpNumber, handler);
+    /** Sends the completions of queue pair {@code qpNumber} to {@code route}. */
+    void route(int qpNumber, QueuePairRoute route) {
+        byQp.put(qpNumber, route);
     }
 
     /** Stops routing {@code qpNumber}'s completions (its queue pair is destroyed; a reused number starts afresh). */
@@ -99,12 +127,60 @@ final class DeviceQueueSet implements AutoCloseable {
         return byQp.size();
     }
 
-    private void dispatch(WorkCompletion completion) {
-        Consumer<WorkCompletion> handler = byQp.get(completion.qpNumber());
-        if (handler != null) {
-            handler.accept(completion);
+    /** The CQ's completions, each completing its request as it is read (on the loop), then delivered in order. */
+    private final class PolledCompletions implements EventSource<Polled> {
+        private final EventSource<WorkCompletion> cq;
+
+        PolledCompletions(EventSource<WorkCompletion> cq) {
+            this.cq = cq;
+        }
+
+        @Override
+        public int fd() {
+            return cq.fd();
+        }
+
+        @Override
+        public void open() {
+            cq.open();
+        }
+
+        @Override
+        public Polled next() {
+            WorkCompletion completion = cq.next();
+            if (completion == null) {
+                return null;
+            }
+            QueuePairRoute route = byQp.get(completion.qpNumber());
+            if (route == null) {
+                return new Polled(completion, UNROUTED, null);
+            }
+            return new Polled(completion, route, route.polled(completion));
+        }
+
+        @Override
+        public Object orderKey(Polled polled) {
+            return cq.orderKey(polled.completion());
+        }
+
+        @Override
+        public void close() {
+            cq.close();
+        }
+
+        @Override
+        public long acknowledged() {
+            return cq.acknowledged();
+        }
+
+        @Override
+        public String name() {
+            return cq.name();
         }
     }
+
+    // a completion of a queue pair destroyed meanwhile: nothing to complete or deliver
+    private static final QueuePairRoute UNROUTED = completion -> null;
 
     /** Frees the registration, CQ, channel, PD and the lease, newest first; the first failure is thrown. */
     @Override

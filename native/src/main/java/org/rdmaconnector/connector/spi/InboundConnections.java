@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.rdmaconnector.verbs.CmEventType;
 
 /**
@@ -24,14 +26,55 @@ final class InboundConnections {
     private final Scheduler scheduler;
     private final Map<Object, AcceptedConnection> byId = new ConcurrentHashMap<>();
     private final AtomicLong numbers = new AtomicLong();
+    private final LongSupplier clock;
     private volatile boolean closed;
+    // guarded by this: the pending check of the liveness rule
+    private Runnable cancelSweep;
 
     InboundConnections(ListenerSettings settings, ConnectRequestDecision decision, Deliveries deliveries,
                        Scheduler scheduler) {
+        this(settings, decision, deliveries, scheduler, System::nanoTime);
+    }
+
+    /**
+     * @param clock nanoseconds, as {@link System#nanoTime()} (host tests move it by hand)
+     */
+    InboundConnections(ListenerSettings settings, ConnectRequestDecision decision, Deliveries deliveries,
+                       Scheduler scheduler, LongSupplier clock) {
         this.settings = settings;
         this.decision = decision;
         this.deliveries = deliveries;
         this.scheduler = scheduler;
+        this.clock = clock;
+    }
+
+    /**
+     * The liveness rule's check, every quarter of IdleTimeoutSeconds (at least every second) while connections are
+     * held: runs on the scheduler's thread, never calls an endpoint (a reclaimed connection's DISCONNECTED is
+     * delivered like any other CM event).
+     */
+    private void sweep() {
+        synchronized (this) {
+            cancelSweep = null;
+        }
+        long idleNanos = TimeUnit.SECONDS.toNanos(settings.idleTimeoutSeconds());
+        for (AcceptedConnection connection : connections()) {
+            connection.reclaimIfIdle(idleNanos);
+        }
+        scheduleSweep();
+    }
+
+    private void scheduleSweep() {
+        if (settings.idleTimeoutSeconds() == 0) {
+            return;
+        }
+        synchronized (this) {
+            if (closed || cancelSweep != null || byId.isEmpty()) {
+                return;
+            }
+            long period = Math.max(1000, TimeUnit.SECONDS.toMillis(settings.idleTimeoutSeconds()) / 4);
+            cancelSweep = scheduler.schedule(this::sweep, Duration.ofMillis(period));
+        }
     }
 
     ConnectRequestDecision decision() {
@@ -69,8 +112,9 @@ final class InboundConnections {
             return;
         }
         AcceptedConnection connection = new AcceptedConnection(numbers.incrementAndGet(), wire,
-            settings.socketAddress(), deliveries, scheduler, done -> forget(id, done, peer));
+            settings.socketAddress(), deliveries, scheduler, done -> forget(id, done, peer), clock);
         byId.put(id, connection);
+        scheduleSweep();
         if (closed) { // close() may have looked at the table before this one was in it
             try {
                 wire.reject(ConnectRequestDecision.Reason.NO_RESOURCES.privateData());
@@ -138,7 +182,15 @@ final class InboundConnections {
      * @return the connections that had to be destroyed without a completed disconnect
      */
     int close(Duration grace) {
-        closed = true;
+        Runnable sweep;
+        synchronized (this) {
+            closed = true;
+            sweep = cancelSweep;
+            cancelSweep = null;
+        }
+        if (sweep != null) {
+            sweep.run();
+        }
         for (AcceptedConnection connection : connections()) {
             connection.disconnect();
         }

@@ -16,9 +16,11 @@ import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.PortSpace;
+import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.engine.Sources;
+import org.rdmaconnector.verbs.jna.Layout;
 
 /**
  * The acceptor: one listening CM id on an address and port, shared by its activations. It listens (without a device
@@ -165,11 +167,13 @@ final class Listener implements Deliveries {
             nextRetry = nextRetry.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : nextRetry.multipliedBy(2);
             String reason = String.valueOf(cause.getMessage());
             boolean changed = !detail.startsWith("waiting: " + reason);
-            state = Activation.State.WAITING_FOR_DEVICE;
+            boolean inUse = cause instanceof RdmaException e && e.errno() == Layout.EADDRINUSE;
+            state = inUse ? Activation.State.ADDRESS_IN_USE : Activation.State.WAITING_FOR_DEVICE;
             detail = "waiting: " + reason + "; next try in " + delay.toSeconds() + " s";
             LOG.log(changed ? Level.WARNING : Level.DEBUG, "RDMA listener on " + settings.address() + ":"
-                + settings.port() + " for " + names() + " is waiting for its device: " + reason + "; retrying every "
-                + "few seconds (up to " + LAST_RETRY.toSeconds() + " s)");
+                + settings.port() + " for " + names() + (inUse ? " cannot listen: another listener holds the address "
+                + "and port: " : " is waiting for its device: ") + reason + "; retrying every few seconds (up to "
+                + LAST_RETRY.toSeconds() + " s)");
             cancelRetry = scheduler.schedule(this::retry, delay);
         }
     }

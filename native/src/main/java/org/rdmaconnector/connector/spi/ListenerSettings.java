@@ -21,10 +21,17 @@ import org.rdmaconnector.connector.AcceptPolicy;
  * @param maxConcurrentDeliveries deliveries running at once for one endpoint
  * @param maxConnections connections the listener holds at once, from all peers
  * @param maxConnectionsPerPeer connections the listener holds at once from one peer IP address
+ * @param idleTimeoutSeconds the liveness rule: a connection with no completion, no CM event and no delivery running
+ *     for this long is taken for dead (RC has no keepalive: a peer that crashed or lost power never says so); it is
+ *     disconnected, its endpoints get DISCONNECTED with status -ETIMEDOUT, and its slot and memory are freed. 0 keeps
+ *     idle connections forever
+ * @param deliveryAttempts attempts of one delivery to an endpoint that throws (or rolls back), after which it is
+ *     counted and logged as undeliverable; an endpoint that is unavailable is waited for without using attempts
  */
 public record ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy,
                                List<Cidr> allowedPeers, int receiveBufferCount, int receiveBufferSize,
-                               int maxConcurrentDeliveries, int maxConnections, int maxConnectionsPerPeer) {
+                               int maxConcurrentDeliveries, int maxConnections, int maxConnectionsPerPeer,
+                               int idleTimeoutSeconds, int deliveryAttempts) {
     /** Default Backlog. */
     public static final int DEFAULT_BACKLOG = 16;
     /** Default AcceptPolicy. */
@@ -39,10 +46,23 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     public static final int DEFAULT_MAX_CONNECTIONS = 64;
     /** Default MaxConnectionsPerPeer. */
     public static final int DEFAULT_MAX_CONNECTIONS_PER_PEER = 16;
+    /** Default IdleTimeoutSeconds: ten minutes. */
+    public static final int DEFAULT_IDLE_TIMEOUT_SECONDS = 600;
+    /** Default DeliveryAttempts. */
+    public static final int DEFAULT_DELIVERY_ATTEMPTS = 3;
 
     /** An empty or null peer list allows all peers. */
     public ListenerSettings {
         allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+    }
+
+    /** Settings with IdleTimeoutSeconds and DeliveryAttempts at their defaults. */
+    public ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy, List<Cidr> allowedPeers,
+                            int receiveBufferCount, int receiveBufferSize, int maxConcurrentDeliveries,
+                            int maxConnections, int maxConnectionsPerPeer) {
+        this(address, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount, receiveBufferSize,
+            maxConcurrentDeliveries, maxConnections, maxConnectionsPerPeer, DEFAULT_IDLE_TIMEOUT_SECONDS,
+            DEFAULT_DELIVERY_ATTEMPTS);
     }
 
     /**
@@ -89,6 +109,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         SettingProblem.checkRange(problems, "MaxConcurrentDeliveries", maxConcurrentDeliveries, 1, 1024);
         SettingProblem.checkRange(problems, "MaxConnections", maxConnections, 1, 65_535);
         SettingProblem.checkRange(problems, "MaxConnectionsPerPeer", maxConnectionsPerPeer, 1, 65_535);
+        SettingProblem.checkRange(problems, "IdleTimeoutSeconds", idleTimeoutSeconds, 0, 31_536_000);
+        SettingProblem.checkRange(problems, "DeliveryAttempts", deliveryAttempts, 1, 1000);
         if (2L * receiveBufferCount * receiveBufferSize > (1L << 30)) {
             problems.add(new SettingProblem("ReceiveBufferCount", "ReceiveBufferCount x ReceiveBufferSize ("
                 + receiveBufferCount + " x " + receiveBufferSize
@@ -142,17 +164,18 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     }
 
     /**
-     * Whether two activations can share one listening id: everything but the delivery concurrency is equal (the
-     * address compared as the address it spells, so {@code ::ffff:10.0.0.1} shares with {@code 10.0.0.1}).
+     * Whether two activations can share one listening id: everything but the delivery concurrency and attempts
+     * (each endpoint's own) is equal (the address compared as the address it spells, so {@code ::ffff:10.0.0.1}
+     * shares with {@code 10.0.0.1}).
      */
     public boolean sharesListenerWith(ListenerSettings other) {
-        return withConcurrency(1).equals(other.withConcurrency(1));
+        return shared().equals(other.shared());
     }
 
-    private ListenerSettings withConcurrency(int concurrency) {
+    private ListenerSettings shared() {
         String canonical = Cidr.literal(address) == null ? address.trim() : Cidr.canonical(address);
         return new ListenerSettings(canonical, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
-            receiveBufferSize, concurrency, maxConnections, maxConnectionsPerPeer);
+            receiveBufferSize, 1, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, 1);
     }
 
     /**
@@ -171,6 +194,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         private Integer maxConcurrentDeliveries;
         private Integer maxConnections;
         private Integer maxConnectionsPerPeer;
+        private Integer idleTimeoutSeconds;
+        private Integer deliveryAttempts;
 
         private Builder() {
         }
@@ -235,6 +260,18 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
             return this;
         }
 
+        /** IdleTimeoutSeconds; 0 keeps idle connections forever. */
+        public Builder idleTimeoutSeconds(Integer value) {
+            idleTimeoutSeconds = value;
+            return this;
+        }
+
+        /** DeliveryAttempts. */
+        public Builder deliveryAttempts(Integer value) {
+            deliveryAttempts = value;
+            return this;
+        }
+
         /** Every problem, each naming its property; empty when {@link #build()} succeeds. */
         public List<SettingProblem> problems() {
             List<SettingProblem> parsing = new ArrayList<>();
@@ -276,7 +313,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
                 or(receiveBufferSize, DEFAULT_RECEIVE_BUFFER_SIZE),
                 or(maxConcurrentDeliveries, DEFAULT_MAX_CONCURRENT_DELIVERIES),
                 or(maxConnections, DEFAULT_MAX_CONNECTIONS),
-                or(maxConnectionsPerPeer, DEFAULT_MAX_CONNECTIONS_PER_PEER));
+                or(maxConnectionsPerPeer, DEFAULT_MAX_CONNECTIONS_PER_PEER),
+                or(idleTimeoutSeconds, DEFAULT_IDLE_TIMEOUT_SECONDS), or(deliveryAttempts, DEFAULT_DELIVERY_ATTEMPTS));
         }
     }
 }

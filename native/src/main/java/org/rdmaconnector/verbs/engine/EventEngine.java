@@ -178,6 +178,11 @@ public final class EventEngine implements AutoCloseable {
      * @param maxInFlight from 1 to 1,000,000
      */
     public <E> Registration register(EventSource<E> source, EventHandler<? super E> handler, int maxInFlight) {
+        return register(source, handler, maxInFlight, false);
+    }
+
+    private <E> Registration register(EventSource<E> source, EventHandler<? super E> handler, int maxInFlight,
+                                      boolean onLoop) {
         if (source == null || handler == null) {
             throw new IllegalArgumentException("source and handler must not be null");
         }
@@ -187,7 +192,7 @@ public final class EventEngine implements AutoCloseable {
         ensureOpen();
         source.open();
         long token = nextToken.incrementAndGet();
-        Reg<E> reg = new Reg<>(token, source, handler, maxInFlight);
+        Reg<E> reg = new Reg<>(token, source, handler, maxInFlight, onLoop);
         registrations.put(token, reg);
         try {
             control(Layout.EPOLL_CTL_ADD, reg.fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
@@ -202,6 +207,16 @@ public final class EventEngine implements AutoCloseable {
             ensureOpen();
         }
         return reg;
+    }
+
+    /**
+     * Registers {@code source} with a handler that runs on the loop thread itself, as each event is read: no
+     * executor, no queue, nothing in flight, so it keeps running while the delivery executor is busy or refuses.
+     * Only for the connector's own bookkeeping that never blocks and calls no user code (completing a work request,
+     * handing a CM event to a thread that waits for it); an exception is logged and counted like a delivery's.
+     */
+    public <E> Registration registerOnLoop(EventSource<E> source, EventHandler<? super E> handler) {
+        return register(source, handler, 1, true);
     }
 
     /**
@@ -553,7 +568,11 @@ public final class EventEngine implements AutoCloseable {
         final AtomicInteger refusedQueues = new AtomicInteger();
         final AtomicBoolean closed = new AtomicBoolean();
 
-        Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight) {
+        // handled on the loop as read (registerOnLoop): no delivery queue, no executor
+        final boolean onLoop;
+
+        Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight, boolean onLoop) {
+            this.onLoop = onLoop;
             this.token = token;
             this.source = source;
             this.handler = handler;
@@ -597,10 +616,24 @@ public final class EventEngine implements AutoCloseable {
                     return;
                 }
                 read++;
+                if (onLoop) {
+                    handleOnLoop(event);
+                    continue;
+                }
                 inFlight.incrementAndGet();
                 dispatch(event);
             }
             resumed.add(this); // budget used: come back after the others
+        }
+
+        private void handleOnLoop(E event) {
+            try {
+                handler.onEvent(event);
+            } catch (Exception e) {
+                errors.incrementAndGet();
+                LOG.log(Level.WARNING, "handler of " + name + " threw on " + event + ": " + e, e);
+            }
+            delivered.incrementAndGet();
         }
 
         private void fail(RuntimeException e) {

@@ -41,11 +41,18 @@ class InboundConnectionsTest {
 
     private final Recording deliveries = new Recording();
     private final ManualScheduler scheduler = new ManualScheduler();
+    private final AtomicLong now = new AtomicLong();
 
     private InboundConnections connections(String policy, String peers, int max, int perPeer) {
-        ListenerSettings settings = ListenerSettings.of("10.0.0.1", 7471, null, policy, peers, BUFFERS, 64, 1);
+        return connections(policy, peers, max, perPeer, 0);
+    }
+
+    private InboundConnections connections(String policy, String peers, int max, int perPeer, int idleSeconds) {
+        ListenerSettings settings = ListenerSettings.builder().address("10.0.0.1").port(7471).acceptPolicy(policy)
+            .allowedPeers(peers).receiveBufferCount(BUFFERS).receiveBufferSize(64).maxConcurrentDeliveries(1)
+            .maxConnections(max).maxConnectionsPerPeer(perPeer).idleTimeoutSeconds(idleSeconds).build();
         return new InboundConnections(settings, new ConnectRequestDecision(settings, max, perPeer), deliveries,
-            scheduler);
+            scheduler, now::get);
     }
 
     private InboundConnections connections(String policy) {
@@ -261,7 +268,76 @@ class InboundConnectionsTest {
         assertFalse(wire.calls.contains("repost"));
         assertTrue(deliveries.seen.get(deliveries.seen.size() - 1).startsWith("receive 1 failed"));
         wire.flushAll();
+        assertFalse(wire.calls.contains("destroy"), "destroyed only once its DISCONNECTED is delivered");
+        table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
         assertTrue(wire.calls.contains("destroy"));
+        assertEquals("DISCONNECTED", deliveries.seen.get(deliveries.seen.size() - 1));
+    }
+
+    @Test
+    void ourOwnDisconnectDeliversDisconnectedBeforeTheConnectionIsDestroyed() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        table.onCmEvent(wire, CmEventType.ESTABLISHED, 0, null);
+        deliveries.lastConnection().disconnect();
+        wire.flushAll(); // the queue pair is in ERROR at once
+        assertFalse(wire.calls.contains("destroy"), "the endpoints have not seen DISCONNECTED yet");
+        table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null); // the peer's DREP
+        assertTrue(wire.calls.contains("destroy"));
+        assertEquals(List.of("CONNECT_REQUEST accepted", "ESTABLISHED", "DISCONNECTED"), deliveries.seen);
+    }
+
+    @Test
+    void aConnectionIdleForTheTimeoutIsTakenForDeadAndItsEndpointsLearnWhy() {
+        InboundConnections table = connections("accept", null, 8, 8, 60);
+        FakeWire quiet = new FakeWire("10.0.0.2");
+        FakeWire busy = new FakeWire("10.0.0.3");
+        table.onConnectRequest(quiet, quiet, null);
+        table.onConnectRequest(busy, busy, null);
+        assertEquals(1, scheduler.tasks.size(), "one liveness check while connections are held");
+        assertEquals(Duration.ofSeconds(15), scheduler.tasks.get(0).delay);
+
+        now.addAndGet(TimeUnit.SECONDS.toNanos(30));
+        busy.receive("still here");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(31)); // quiet: 61 s without traffic; busy: 31 s
+        scheduler.tasks.get(0).task.run();
+        assertTrue(quiet.calls.contains("disconnect"));
+        assertFalse(busy.calls.contains("disconnect"));
+        assertEquals(2, scheduler.tasks.stream().filter(t -> t.delay.equals(Duration.ofSeconds(15))).count(),
+            "the check comes again");
+
+        // the peer is dead: no DREP; the CM's DREQ times out and it reports DISCONNECTED
+        table.onCmEvent(quiet, CmEventType.DISCONNECTED, 0, null);
+        assertEquals(-Layout.ETIMEDOUT, deliveries.lastStatus);
+        quiet.flushAll();
+        assertTrue(quiet.calls.contains("destroy"));
+        assertEquals(1, table.size());
+    }
+
+    @Test
+    void aConnectionWhoseDeliveryIsStillRunningIsNotIdle() throws Exception {
+        InboundConnections table = connections("accept", null, 8, 8, 60);
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        CountDownLatch inDelivery = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        deliveries.onCompletion = completion -> {
+            inDelivery.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        Thread slow = new Thread(() -> wire.receive("slow"));
+        slow.start();
+        assertTrue(inDelivery.await(10, TimeUnit.SECONDS));
+        now.addAndGet(TimeUnit.SECONDS.toNanos(600));
+        scheduler.tasks.get(0).task.run();
+        release.countDown();
+        slow.join(10_000);
+        assertFalse(wire.calls.contains("disconnect"), "a slow endpoint is not a dead peer");
     }
 
     @Test
@@ -311,10 +387,12 @@ class InboundConnectionsTest {
         volatile Consumer<ConnectionEvent> onEvent = event -> { };
         volatile Consumer<MessageCompletion> onCompletion = completion -> { };
         volatile InboundConnection last;
+        volatile int lastStatus;
 
         @Override
         public void deliver(ConnectionEvent event) {
             last = event.connection();
+            lastStatus = event.status();
             onEvent.accept(event);
             seen.add(event.type() + (event.type() == CmEventType.CONNECT_REQUEST
                 ? (event.isAccepted() ? " accepted" : " rejected") : ""));
@@ -346,7 +424,7 @@ class InboundConnectionsTest {
         final List<String> calls = new CopyOnWriteArrayList<>();
         final AtomicInteger posted = new AtomicInteger();
         final Map<Long, WorkRequest> requests = new java.util.concurrent.ConcurrentHashMap<>();
-        Consumer<WorkCompletion> completions;
+        DeviceQueueSet.QueuePairRoute completions;
         Runnable duringAccept = () -> { };
         boolean allocateFails;
         boolean receivesOnAllocate = true;
@@ -367,7 +445,7 @@ class InboundConnectionsTest {
         }
 
         @Override
-        public void allocate(Consumer<WorkCompletion> handler) {
+        public void allocate(DeviceQueueSet.QueuePairRoute handler) {
             if (allocateFails) {
                 calls.add("allocate failed");
                 throw new IllegalStateException("ibv_reg_mr failed: ENOMEM (12)");
@@ -435,7 +513,12 @@ class InboundConnectionsTest {
             long wrId = requests.values().stream().filter(r -> r.kind() == kind).mapToLong(WorkRequest::wrId).min()
                 .orElseThrow();
             bytes = data;
-            completions.accept(new WorkCompletion(wrId, status, opcode, 0, data.length, 0, 1, 0, 0));
+            cq(new WorkCompletion(wrId, status, opcode, 0, data.length, 0, 1, 0, 0));
+        }
+
+        /** As DeviceQueueSet does: polled (on the loop), then delivered (in order). */
+        void cq(WorkCompletion completion) {
+            completions.delivered(completion, completions.polled(completion));
         }
 
         void receive(String message) {
@@ -446,7 +529,7 @@ class InboundConnectionsTest {
         void flushAll() {
             for (WorkRequest request : List.copyOf(requests.values())) {
                 bytes = new byte[0];
-                completions.accept(new WorkCompletion(request.wrId(), Layout.IBV_WC_WR_FLUSH_ERR,
+                cq(new WorkCompletion(request.wrId(), Layout.IBV_WC_WR_FLUSH_ERR,
                     request.kind() == WorkRequest.Kind.RECEIVE ? WcOpcode.RECV : WcOpcode.SEND, 0, 0, 0, 1, 0, 0));
             }
         }

@@ -77,6 +77,8 @@ class NoDeviceTest {
         assertTrue(activation.stateDetail().startsWith("waiting: rdma_create_event_channel failed: ENODEV (19)"),
             activation.stateDetail());
         assertTrue(activation.stateDetail().endsWith("next try in 1 s"), activation.stateDetail());
+        assertEquals(java.util.Map.of("PEER_NOT_ALLOWED", 0L, "MAX_CONNECTIONS", 0L, "MAX_CONNECTIONS_PER_PEER", 0L,
+            "NOT_ACCEPTED", 0L, "NO_RESOURCES", 0L), activation.rejections(), "every reason is counted, from 0");
         for (int i = 0; i < 6; i++) {
             Runnable task;
             synchronized (tasks) {

@@ -1,0 +1,129 @@
+package org.rdmaconnector.verbs.device;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ChannelSet;
+import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ConnectorRuntime;
+import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.verbs.CmEvent;
+import org.rdmaconnector.verbs.CmEventType;
+import org.rdmaconnector.verbs.CmId;
+import org.rdmaconnector.verbs.ConnectionParameters;
+import org.rdmaconnector.verbs.EventChannel;
+import org.rdmaconnector.verbs.TestProbes;
+import org.rdmaconnector.verbs.WorkCompletion;
+
+/**
+ * Request/response listeners on rxe0, with ONE delivery thread, so that nothing else can run while a delivery waits:
+ * a CompletionListener that sends a reply and waits for that send's completion inside its delivery gets it (the work
+ * request completes as the CQ is polled, not behind the delivery that waits), and one that connects to another
+ * server inside its delivery gets its CM events (the outbound CM events are handled on the event loop).
+ */
+@Tag("device")
+@Timeout(300)
+class ReplyDeviceTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @Test
+    void aListenerThatWaitsForItsOwnReplysCompletionGetsIt() throws Exception {
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-reply", 1)) {
+            List<String> outcomes = new CopyOnWriteArrayList<>();
+            Recorder replier = new Recorder(c -> {
+                WorkRequest reply = c.connection().send(c.data());
+                try {
+                    WorkCompletion done = reply.await(WAIT);
+                    outcomes.add(done == null ? "no completion within " + WAIT : done.isSuccess() ? "sent"
+                        : done.statusText());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    outcomes.add("interrupted");
+                }
+            });
+            int port = Loopback.nextPort();
+            Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null,
+                4, 256, 1), replier);
+            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
+                runtime.devices(), runtime.engine())) {
+                RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
+                for (int i = 0; i < 3; i++) {
+                    WorkRequest answer = endpoint.receive();
+                    byte[] request = ("request " + i).getBytes(StandardCharsets.UTF_8);
+                    endpoint.send(request);
+                    assertNotNull(answer.await(Loopback.TIMEOUT), "answer " + i);
+                    assertArrayEquals(request, answer.data());
+                }
+                TestProbes.await("three replies sent", Loopback.TIMEOUT, () -> outcomes.size() == 3);
+                assertEquals(List.of("sent", "sent", "sent"), outcomes);
+                endpoint.close();
+            }
+            activation.close();
+        }
+    }
+
+    @Test
+    void aListenerThatConnectsElsewhereInsideItsDeliveryGetsItsCmEvents() throws Exception {
+        EventChannel serverEvents = EventChannel.create();
+        CompletableFuture<Loopback.Side> served = null;
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-nested", 1)) {
+            // the other server: rdma-core's calls on a test thread, not the connector's listener (whose deliveries
+            // would need the one delivery thread the test keeps busy)
+            CmId server = Loopback.listen(serverEvents);
+            served = CompletableFuture.supplyAsync(() -> {
+                CmEvent request = Loopback.expect(serverEvents, CmEventType.CONNECT_REQUEST);
+                Loopback.Side side = Loopback.Side.on(request.id(), 1, 64, 1);
+                request.id().accept(ConnectionParameters.defaults());
+                Loopback.expect(serverEvents, CmEventType.ESTABLISHED);
+                return side;
+            });
+            List<String> outcomes = new CopyOnWriteArrayList<>();
+            ChannelSettings client = new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20);
+            Recorder forwarder = new Recorder(null);
+            forwarder.onEvent = event -> {
+                if (event.type() != CmEventType.ESTABLISHED) {
+                    return;
+                }
+                try (ChannelSet set = ChannelSet.open(client, runtime.devices(), runtime.engine())) {
+                    RdmaEndpoint onward = set.connect(server.localAddress(), WAIT);
+                    outcomes.add(onward.isConnected() ? "connected" : "not connected");
+                    onward.close();
+                } catch (RuntimeException e) {
+                    outcomes.add(e.toString());
+                }
+            };
+            int port = Loopback.nextPort();
+            Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null,
+                4, 256, 1), forwarder);
+            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            try (ChannelSet set = ChannelSet.open(client, runtime.devices(), runtime.engine())) {
+                RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
+                TestProbes.await("the onward connect finished", Loopback.TIMEOUT, () -> outcomes.size() == 1);
+                assertEquals(List.of("connected"), outcomes);
+                assertNotNull(served.get(Loopback.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the server saw ESTABLISHED");
+                endpoint.close();
+            }
+            activation.close();
+        } finally {
+            serverEvents.close(); // its ids and their queue pairs
+            if (served != null && served.isDone() && !served.isCompletedExceptionally()) {
+                served.get().context().close();
+            }
+        }
+    }
+}
