@@ -52,7 +52,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
                 + e.getMessage(), e);
         }
         WorkManagerExecutors e = executors;
-        runtime = ConnectorRuntime.over(engine, e.scheduler(), e::close);
+        runtime = ConnectorRuntime.over("rdma-ra", engine, e.scheduler(), e::close);
         LOG.log(System.Logger.Level.INFO, "RDMA resource adapter started");
     }
 

@@ -10,6 +10,11 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.lang.management.ManagementFactory;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
 /**
@@ -22,32 +27,54 @@ import org.rdmaconnector.verbs.engine.EventEngine;
 public final class ConnectorRuntime implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ConnectorRuntime.class.getName());
     private static final Duration THREADS_STOP = Duration.ofSeconds(10);
+    private static final AtomicLong RUNTIMES = new AtomicLong();
 
     private final EventEngine engine;
     private final DeviceRegistry devices;
     private final ListenerHub hub;
     private final Scheduler scheduler;
     private final AutoCloseable threads;
+    private final ObjectName jmxName;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ConnectorRuntime(EventEngine engine, Scheduler scheduler, AutoCloseable threads) {
+    private ConnectorRuntime(String name, EventEngine engine, Scheduler scheduler, AutoCloseable threads) {
         this.engine = engine;
         this.scheduler = scheduler;
         this.threads = threads;
         this.devices = new DeviceRegistry(engine);
         this.hub = new ListenerHub(devices, engine, scheduler);
+        this.jmxName = showInJmx(name, engine);
+    }
+
+    /** {@code org.rdmaconnector:type=Engine,name=NAME,id=N}: unique per runtime, so two deployments never share one. */
+    private static ObjectName showInJmx(String name, EventEngine engine) {
+        try {
+            ObjectName objectName = new ObjectName("org.rdmaconnector:type=Engine,name=" + ObjectName.quote(name)
+                + ",id=" + RUNTIMES.incrementAndGet());
+            ManagementFactory.getPlatformMBeanServer().registerMBean(new EngineView(engine), objectName);
+            return objectName;
+        } catch (JMException | RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot show the RDMA engine " + name + " in JMX", e);
+            return null;
+        }
+    }
+
+    /** The name the engine is shown under in JMX, or null when it could not be registered. */
+    public ObjectName jmxName() {
+        return jmxName;
     }
 
     /**
      * A runtime over an engine whose threads the container gives (a resource adapter's WorkManager and timer).
      *
+     * @param name shown in JMX ({@code org.rdmaconnector:type=Engine,name=...})
      * @param threads closed last, after the engine: the container's timer and the like
      */
-    public static ConnectorRuntime over(EventEngine engine, Scheduler scheduler, AutoCloseable threads) {
-        if (engine == null || scheduler == null || threads == null) {
-            throw new IllegalArgumentException("engine, scheduler and threads must not be null");
+    public static ConnectorRuntime over(String name, EventEngine engine, Scheduler scheduler, AutoCloseable threads) {
+        if (name == null || engine == null || scheduler == null || threads == null) {
+            throw new IllegalArgumentException("name, engine, scheduler and threads must not be null");
         }
-        return new ConnectorRuntime(engine, scheduler, threads);
+        return new ConnectorRuntime(name, engine, scheduler, threads);
     }
 
     /**
@@ -85,7 +112,7 @@ public final class ConnectorRuntime implements AutoCloseable {
             ScheduledFuture<?> future = timer.schedule(task, Math.max(1, delay.toMillis()), TimeUnit.MILLISECONDS);
             return () -> future.cancel(false);
         };
-        return new ConnectorRuntime(engine, scheduler, threads);
+        return new ConnectorRuntime(name, engine, scheduler, threads);
     }
 
     private static ThreadFactory named(String name) {
@@ -125,9 +152,43 @@ public final class ConnectorRuntime implements AutoCloseable {
         }
         AutoCloseableStack stack = new AutoCloseableStack();
         stack.push(threads);
+        stack.push(() -> ActivationMBeans.unregister(jmxName));
         stack.push(devices);
         stack.push(engine);
         stack.push(hub);
         stack.closeAll(null);
+    }
+
+    /** The JMX view of the engine. */
+    private record EngineView(EventEngine engine) implements EngineMXBean {
+        @Override
+        public int getRegistrations() {
+            return engine.registrations().size();
+        }
+
+        @Override
+        public long getInFlight() {
+            return engine.registrations().stream().mapToLong(Registration::inFlight).sum();
+        }
+
+        @Override
+        public int getPaused() {
+            return (int) engine.registrations().stream().filter(Registration::isPaused).count();
+        }
+
+        @Override
+        public long getRefusals() {
+            return engine.registrations().stream().mapToLong(Registration::refusals).sum();
+        }
+
+        @Override
+        public long getLoopWaitTimeouts() {
+            return engine.loopWaitTimeouts();
+        }
+
+        @Override
+        public long getErrors() {
+            return engine.registrations().stream().mapToLong(Registration::errors).sum();
+        }
     }
 }

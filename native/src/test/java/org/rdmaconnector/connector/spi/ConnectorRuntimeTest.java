@@ -1,0 +1,44 @@
+package org.rdmaconnector.connector.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+import org.rdmaconnector.verbs.TestProbes;
+
+/** The composition root on the host: its engine in JMX (unique per runtime), and nothing left after close. */
+class ConnectorRuntimeTest {
+    private static boolean threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().startsWith(prefix));
+    }
+
+    @Test
+    void twoRuntimesOfOneNameAreTwoEnginesInJmxAndCloseLeavesNoThreadOrMBean() throws Exception {
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        ConnectorRuntime first = ConnectorRuntime.standalone("rdma-rt-test", 2);
+        ConnectorRuntime second = ConnectorRuntime.standalone("rdma-rt-test", 2);
+        ObjectName a = first.jmxName();
+        ObjectName b = second.jmxName();
+        assertNotNull(a);
+        assertNotEquals(a, b, "two deployments never share one name");
+        assertEquals("Engine", a.getKeyProperty("type"));
+        assertEquals(0, jmx.getAttribute(a, "Registrations"), "the engine's wake-up is not a registration; "
+            + "the device registry registers nothing without a device, the hub nothing without a listener");
+        assertEquals(0L, jmx.getAttribute(a, "LoopWaitTimeouts"));
+        assertEquals(0L, jmx.getAttribute(a, "Refusals"));
+        assertTrue(threadsNamed("rdma-rt-test-event-loop"));
+        first.close();
+        first.close();
+        second.close();
+        assertFalse(jmx.isRegistered(a));
+        assertFalse(jmx.isRegistered(b));
+        TestProbes.await("no thread of the runtimes", java.time.Duration.ofSeconds(10),
+            () -> !threadsNamed("rdma-rt-test"));
+    }
+}
