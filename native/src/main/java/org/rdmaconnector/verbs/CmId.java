@@ -303,7 +303,7 @@ public final class CmId extends NativeResource {
                     throw RdmaException.lastError("rdma_migrate_id", null);
                 }
                 to.register(id, this);
-                from.unregister(id);
+                from.unregister(id, this);
                 moveDependency(from, to);
                 channel = to;
             } finally {
@@ -382,10 +382,12 @@ public final class CmId extends NativeResource {
 
     @Override
     protected void destroy() {
+        // forgotten first: once rdma_destroy_id returns, librdmacm may give the same address to a new connection
+        // request's id, whose CONNECT_REQUEST must not find this closed object (seen under connect/close churn)
+        channel.unregister(id, this);
         if (RdmaCma.rdma_destroy_id(id) != 0) {
             throw RdmaException.lastError("rdma_destroy_id", null);
         }
-        channel.unregister(id);
     }
 
     @Override

@@ -78,7 +78,7 @@ public final class EventChannel extends FdChannel {
         long listenAddress = Mem.getLong(event + Layout.RDMA_CM_EVENT_LISTEN_ID);
         CmId listenId = listenAddress == 0 ? null : ids.get(listenAddress);
         CmId id = ids.get(idAddress);
-        if (type == CmEventType.CONNECT_REQUEST && id == null && listenId != null) {
+        if (type == CmEventType.CONNECT_REQUEST && (id == null || id.isClosed()) && listenId != null) {
             id = new CmId(this, idAddress, listenId.portSpace());
         }
         if (type == null || id == null) {
@@ -121,8 +121,9 @@ public final class EventChannel extends FdChannel {
         ids.put(id, cmId);
     }
 
-    void unregister(long id) {
-        ids.remove(id);
+    /** Forgets {@code cmId} under its address, unless another id holds that address already. */
+    void unregister(long id, CmId cmId) {
+        ids.remove(id, cmId);
     }
 
     long address() {

@@ -30,8 +30,17 @@ import org.rdmaconnector.verbs.jna.Layout;
  */
 final class AcceptedConnection implements InboundConnection, DeviceQueueSet.QueuePairRoute {
     private static final System.Logger LOG = System.getLogger(AcceptedConnection.class.getName());
-    /** How long a disconnected connection waits for its posted requests to flush before it is destroyed anyway. */
+    /**
+     * How long a disconnecting connection waits for its DISCONNECTED (the peer's answer, or the CM's after its DREQ
+     * timed out) and its flushes before it is destroyed anyway.
+     */
     static final Duration DRAIN_DEADLINE = Duration.ofSeconds(60);
+    /**
+     * How long it waits for its flushes once DISCONNECTED is delivered. Short: destroying completes what is left as
+     * flushed itself, and a receive re-posted just as the queue pair went to ERROR is never flushed by some kernels'
+     * rxe (6.1): seen holding a connection's slot for the whole drain deadline under churn.
+     */
+    static final Duration FLUSH_GRACE = Duration.ofSeconds(2);
 
     /** Where the connection stands. */
     enum State {
@@ -190,7 +199,9 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             case DISCONNECTED -> {
                 startDisconnect(); // the peer asked (DREQ): the answer (DREP); or our own request completed
                 delivering(() -> deliveries.deliver(event));
-                destroyIfOver();
+                if (!destroyIfOver()) {
+                    shortenDeadline(FLUSH_GRACE);
+                }
             }
             case TIMEWAIT_EXIT -> delivering(() -> deliveries.deliver(event));
             default -> { // CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL, ...: the connection is over
@@ -289,6 +300,10 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      *
      * @return whether this call made the change
      */
+    private synchronized boolean cmDisconnected() {
+        return cmDisconnected;
+    }
+
     private boolean startDisconnect() {
         synchronized (this) {
             if (state != State.ACCEPTING && state != State.ESTABLISHED) {
@@ -306,14 +321,35 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         return true;
     }
 
-    /** Destroyed once DISCONNECTED was delivered and every posted request has flushed (or at the deadline). */
-    private void destroyIfOver() {
+    /**
+     * Destroyed once DISCONNECTED was delivered and every posted request has flushed (or at the deadline).
+     *
+     * @return whether it is destroyed
+     */
+    private boolean destroyIfOver() {
         boolean over;
         synchronized (this) {
             over = state == State.DISCONNECTING && cmDisconnected;
         }
         if (over && wire.outstanding() == 0) {
             destroy();
+        }
+        return state() == State.DESTROYED;
+    }
+
+    /** Replaces the pending deadline by one {@code after} from now. */
+    private void shortenDeadline(Duration after) {
+        Deadline old;
+        synchronized (this) {
+            if (state != State.DISCONNECTING) {
+                return;
+            }
+            old = deadline;
+            deadline = new Deadline(this);
+            deadline.cancel = scheduler.schedule(deadline, after);
+        }
+        if (old != null) {
+            old.clear();
         }
     }
 
@@ -356,9 +392,10 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         public void run() {
             AcceptedConnection c = connection;
             if (c != null) {
-                LOG.log(Level.WARNING, "connection " + c.number + " with " + c.wire.peerAddress() + " still had "
-                    + c.wire.outstanding() + " requests posted " + DRAIN_DEADLINE.toSeconds() + " s after its "
-                    + "disconnect; destroying it");
+                LOG.log(Level.INFO, "connection " + c.number + " with " + c.wire.peerAddress() + " still had "
+                    + c.wire.outstanding() + " requests posted at its deadline after the disconnect ("
+                    + (c.state() == State.DISCONNECTING && c.cmDisconnected() ? "DISCONNECTED delivered"
+                        : "no DISCONNECTED yet") + "); destroying it, its requests complete as flushed");
                 c.destroy();
             }
         }

@@ -197,7 +197,9 @@ class InboundConnectionsTest {
         table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
         connection.disconnect(); // an endpoint's own disconnect meanwhile: no second rdma_disconnect
         assertEquals(1, wire.calls.stream().filter("disconnect"::equals).count());
-        assertEquals(1, scheduler.tasks.size(), "the drain deadline while the receives flush");
+        assertEquals(List.of(AcceptedConnection.DRAIN_DEADLINE, AcceptedConnection.FLUSH_GRACE),
+            scheduler.tasks.stream().map(t -> t.delay).toList(), "the deadline, shortened once DISCONNECTED is in");
+        assertTrue(scheduler.tasks.get(0).cancelled);
         assertFalse(wire.calls.contains("destroy"));
         assertEquals(1, table.size());
 
@@ -205,7 +207,7 @@ class InboundConnectionsTest {
         assertTrue(wire.calls.contains("destroy"));
         assertEquals(0, table.size());
         assertEquals(0, table.decision().admitted());
-        ManualScheduler.TaskView deadline = scheduler.tasks.get(0);
+        ManualScheduler.TaskView deadline = scheduler.tasks.get(1);
         assertTrue(deadline.cancelled, "the deadline is cancelled by the destruction");
         deadline.task.run(); // a timer that runs a cancelled task anyway: nothing happens, nothing is held
         assertEquals(1, wire.calls.stream().filter("destroy"::equals).count());
@@ -214,12 +216,27 @@ class InboundConnectionsTest {
     }
 
     @Test
-    void aConnectionThatNeverFlushesIsDestroyedAtTheDeadline() {
+    void aReceiveThatNeverFlushesAfterDisconnectedHoldsTheConnectionOnlyForTheGrace() {
         InboundConnections table = connections("accept");
         FakeWire wire = new FakeWire("10.0.0.2");
         table.onConnectRequest(wire, wire, null);
         table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
-        assertEquals(AcceptedConnection.DRAIN_DEADLINE, scheduler.tasks.get(0).delay);
+        ManualScheduler.TaskView grace = scheduler.tasks.get(scheduler.tasks.size() - 1);
+        assertEquals(AcceptedConnection.FLUSH_GRACE, grace.delay);
+        grace.task.run();
+        assertTrue(wire.calls.contains("destroy"));
+        assertEquals(0, table.size());
+    }
+
+    @Test
+    void aDisconnectThatTheCmNeverConfirmsEndsAtTheDrainDeadline() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        deliveries.lastConnection().disconnect();
+        wire.flushAll();
+        assertEquals(List.of(AcceptedConnection.DRAIN_DEADLINE), scheduler.tasks.stream().map(t -> t.delay).toList());
+        assertFalse(wire.calls.contains("destroy"), "waiting for DISCONNECTED");
         scheduler.tasks.get(0).task.run();
         assertTrue(wire.calls.contains("destroy"));
         assertEquals(0, table.size());
