@@ -13,12 +13,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,11 +44,7 @@ class ChurnDeviceTest {
         try (ConnectorStack stack = new ConnectorStack()) {
             int port = Loopback.nextPort();
             Activation echo = stack.hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, "accept", null, 4,
-                256, 2), new Recorder(c -> {
-                    if (c.isSuccess()) {
-                        c.connection().send(c.data());
-                    }
-                }));
+                256, 2), Recorder.echo());
             TestProbes.await("listening", Loopback.TIMEOUT, () -> echo.state() == Activation.State.LISTENING);
             ChannelSettings client = new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20);
             try (ChannelSet set = ChannelSet.open(client, stack.devices, stack.engine)) {
@@ -78,9 +71,10 @@ class ChurnDeviceTest {
                     () -> echo.connectionCount() == 0);
                 long settled = System.nanoTime();
                 Baseline after = Baseline.awaitBack(before);
-                System.out.printf("churn: %d cycles in %.1f s (%.1f cycles/s), %d refused; back to baseline %d ms "
-                    + "after the last disconnect%n  before %s%n  after  %s%n", CYCLES, seconds, CYCLES / seconds,
-                    refused.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settled), before, after);
+                System.out.printf("ChurnDeviceTest: %d cycles in %.1f s (%.1f cycles/s), %d refused; back to "
+                    + "baseline %d ms after the last disconnect%n  before %s%n  after  %s%n", CYCLES, seconds,
+                    CYCLES / seconds, refused.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settled),
+                    before, after);
                 assertEquals(List.of(), refused.subList(0, Math.min(5, refused.size())), refused.size() + " refused");
                 assertTrue(after.isBackTo(before), "fds, threads, direct memory and rdma res after " + CYCLES
                     + " cycles: before " + before + ", after " + after);
@@ -105,11 +99,9 @@ class ChurnDeviceTest {
 
     /** What a leak would make grow: fds, live threads, direct buffer bytes, and the kernel's RDMA objects. */
     private record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rdmaResources) {
-        private static final Pattern COUNT = Pattern.compile("\"(qp|cq|mr|cm_id|pd)\":(\\d+)");
-
         static Baseline take() throws IOException, InterruptedException {
             // rdma res first: running it starts the JDK's process reaper thread, which must be in both counts
-            Map<String, Integer> resources = readRdmaResources();
+            Map<String, Integer> resources = RdmaRes.counts();
             long direct = 0;
             for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
                 if (pool.getName().equals("direct")) {
@@ -135,25 +127,6 @@ class ChurnDeviceTest {
         boolean isBackTo(Baseline before) {
             return fds == before.fds && threads == before.threads && rdmaResources.equals(before.rdmaResources)
                 && directBytes <= before.directBytes;
-        }
-
-        /** `rdma -j res show`: the summary counts of rxe0. */
-        private static Map<String, Integer> readRdmaResources() throws IOException, InterruptedException {
-            Process process = new ProcessBuilder("rdma", "-j", "res", "show").redirectErrorStream(true).start();
-            String json;
-            // every pipe closed here, not when the GC finds the Process: the fd count is what this test measures
-            try (var stdin = process.getOutputStream(); var stdout = process.getInputStream()) {
-                json = new String(stdout.readAllBytes(), StandardCharsets.UTF_8);
-            }
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "rdma res show did not finish");
-            assertEquals(0, process.exitValue(), "rdma -j res show: " + json);
-            Map<String, Integer> counts = new LinkedHashMap<>();
-            Matcher m = COUNT.matcher(json);
-            while (m.find()) {
-                counts.merge(m.group(1), Integer.parseInt(m.group(2)), Integer::sum);
-            }
-            assertTrue(counts.containsKey("qp"), "no qp count in: " + json);
-            return counts;
         }
     }
 }

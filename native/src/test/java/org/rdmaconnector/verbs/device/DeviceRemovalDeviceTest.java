@@ -46,10 +46,10 @@ class DeviceRemovalDeviceTest {
             EventEngine engine = stack.engine;
             int port = Loopback.nextPort();
             Activation bound = hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null, 4, 256, 2),
-                echo());
+                Recorder.echo());
             int wildcardPort = Loopback.nextPort();
             Activation wildcard = hub.activate(ListenerSettings.of("0.0.0.0", wildcardPort, null, null, null, 4, 256,
-                2), echo());
+                2), Recorder.echo());
             await("listening", () -> bound.state() == Activation.State.LISTENING
                 && wildcard.state() == Activation.State.LISTENING);
             try (ChannelSet set = ChannelSet.open(ChannelSettings.DEFAULTS, devices, engine)) {
@@ -93,14 +93,5 @@ class DeviceRemovalDeviceTest {
     private static void await(String what, java.util.function.BooleanSupplier condition)
         throws InterruptedException {
         TestProbes.await(what, Loopback.TIMEOUT, condition);
-    }
-
-    /** Echoes every message it receives. */
-    private static Recorder echo() {
-        return new Recorder(c -> {
-            if (c.isSuccess()) {
-                c.connection().send(c.data());
-            }
-        });
     }
 }

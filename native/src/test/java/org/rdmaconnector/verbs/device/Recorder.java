@@ -19,6 +19,15 @@ final class Recorder implements EndpointSink {
         this.onReceive = onReceive;
     }
 
+    /** A recorder that sends every message it receives back on its connection. */
+    static Recorder echo() {
+        return new Recorder(c -> {
+            if (c.isSuccess()) {
+                c.connection().send(c.data());
+            }
+        });
+    }
+
     List<CmEventType> types() {
         return events.stream().map(ConnectionEvent::type).toList();
     }
