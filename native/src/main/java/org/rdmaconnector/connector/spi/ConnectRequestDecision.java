@@ -47,10 +47,10 @@ final class ConnectRequestDecision {
     private final Map<InetAddress, Integer> byPeer = new HashMap<>();
     private int total;
 
-    ConnectRequestDecision(ListenerSettings settings, int maxConnections, int maxConnectionsPerPeer) {
+    ConnectRequestDecision(ListenerSettings settings) {
         this.settings = settings;
-        this.maxConnections = maxConnections;
-        this.maxConnectionsPerPeer = maxConnectionsPerPeer;
+        this.maxConnections = settings.maxConnections();
+        this.maxConnectionsPerPeer = settings.maxConnectionsPerPeer();
         for (Reason reason : Reason.values()) {
             rejections.put(reason, new AtomicLong());
         }

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
@@ -40,7 +41,7 @@ final class Listener implements Deliveries {
     private final DeviceRegistry devices;
     private final EventEngine engine;
     private final Scheduler scheduler;
-    private final java.util.function.Consumer<Listener> onStopped;
+    private final Consumer<Listener> onStopped;
     private final List<Activation> activations = new CopyOnWriteArrayList<>();
     private final InboundConnections connections;
     // guarded by itself; after 'devicesReleased' (stop) nothing is opened on a device again
@@ -59,14 +60,13 @@ final class Listener implements Deliveries {
     private Registration cmRegistration;
 
     Listener(ListenerSettings settings, DeviceRegistry devices, EventEngine engine, Scheduler scheduler,
-             java.util.function.Consumer<Listener> onStopped) {
+             Consumer<Listener> onStopped) {
         this.settings = settings;
         this.devices = devices;
         this.engine = engine;
         this.scheduler = scheduler;
         this.onStopped = onStopped;
-        this.connections = new InboundConnections(settings, new ConnectRequestDecision(settings,
-            settings.maxConnections(), settings.maxConnectionsPerPeer()), this, scheduler);
+        this.connections = new InboundConnections(settings, new ConnectRequestDecision(settings), this, scheduler);
     }
 
     ListenerSettings settings() {

@@ -51,7 +51,7 @@ class InboundConnectionsTest {
         ListenerSettings settings = ListenerSettings.builder().address("10.0.0.1").port(7471).acceptPolicy(policy)
             .allowedPeers(peers).receiveBufferCount(BUFFERS).receiveBufferSize(64).maxConcurrentDeliveries(1)
             .maxConnections(max).maxConnectionsPerPeer(perPeer).idleTimeoutSeconds(idleSeconds).build();
-        return new InboundConnections(settings, new ConnectRequestDecision(settings, max, perPeer), deliveries,
+        return new InboundConnections(settings, new ConnectRequestDecision(settings), deliveries,
             scheduler, now::get);
     }
 
