@@ -60,7 +60,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     private final ConnectionWire wire;
     private final InetSocketAddress listenAddress;
     private final Deliveries deliveries;
-    private final Scheduler scheduler;
+    private final Deadline deadline;
     private final Consumer<AcceptedConnection> onDestroyed;
     private final AtomicLong receives = new AtomicLong();
     private final AtomicLong sends = new AtomicLong();
@@ -70,7 +70,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     private volatile long lastActivity;
     // guarded by this
     private State state = State.REQUESTED;
-    private Deadline deadline;
+
     private boolean cmDisconnected;
     private boolean reclaimed;
 
@@ -93,7 +93,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         this.wire = wire;
         this.listenAddress = listenAddress;
         this.deliveries = deliveries;
-        this.scheduler = scheduler;
+        this.deadline = new Deadline(scheduler);
         this.onDestroyed = onDestroyed;
     }
 
@@ -294,24 +294,26 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
 
     // ------------------------------------------------------------------ disconnect and destroy
 
+    private synchronized boolean cmDisconnected() {
+        return cmDisconnected;
+    }
+
     /**
      * ACCEPTING or ESTABLISHED to DISCONNECTING, the drain deadline, and the one rdma_disconnect (the wire sends it
      * at most once). DISCONNECTED follows: the peer's answer, or the CM's own when the peer does not answer.
      *
      * @return whether this call made the change
      */
-    private synchronized boolean cmDisconnected() {
-        return cmDisconnected;
-    }
-
     private boolean startDisconnect() {
         synchronized (this) {
             if (state != State.ACCEPTING && state != State.ESTABLISHED) {
                 return false;
             }
             state = State.DISCONNECTING;
-            deadline = new Deadline(this);
-            deadline.cancel = scheduler.schedule(deadline, DRAIN_DEADLINE);
+        }
+        deadline.set(DRAIN_DEADLINE, this::atDeadline);
+        if (state() == State.DESTROYED) {
+            deadline.clear(); // destroyed meanwhile: its clear may have come before this set
         }
         try {
             wire.disconnect();
@@ -339,73 +341,36 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
 
     /** Replaces the pending deadline by one {@code after} from now. */
     private void shortenDeadline(Duration after) {
-        Deadline old;
-        synchronized (this) {
-            if (state != State.DISCONNECTING) {
-                return;
+        if (state() == State.DISCONNECTING) {
+            deadline.set(after, this::atDeadline);
+            if (state() == State.DESTROYED) {
+                deadline.clear(); // destroyed meanwhile: its clear may have come before this set
             }
-            old = deadline;
-            deadline = new Deadline(this);
-            deadline.cancel = scheduler.schedule(deadline, after);
         }
-        if (old != null) {
-            old.clear();
-        }
+    }
+
+    private void atDeadline() {
+        LOG.log(Level.INFO, "connection " + number + " with " + wire.peerAddress() + " still had "
+            + wire.outstanding() + " requests posted at its deadline after the disconnect (" + (cmDisconnected()
+            ? "DISCONNECTED delivered" : "no DISCONNECTED yet") + "); destroying it, its requests complete as flushed");
+        destroy();
     }
 
     /** Frees the id, queue pair and memory now (idempotent); cancels the deadline and tells the owner. */
     void destroy() {
-        Deadline pending;
         synchronized (this) {
             if (state == State.DESTROYED) {
                 return;
             }
             state = State.DESTROYED;
-            pending = deadline;
-            deadline = null;
         }
-        if (pending != null) {
-            pending.clear();
-        }
+        deadline.clear();
         try {
             wire.destroy();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "destroying connection " + number + " failed", e);
         } finally {
             onDestroyed.accept(this);
-        }
-    }
-
-    /**
-     * The drain deadline's task. A timer may keep a cancelled task until its time (java.util.Timer does), so the
-     * task lets go of the connection when it is cleared: nothing of a destroyed connection stays reachable.
-     */
-    private static final class Deadline implements Runnable {
-        private volatile AcceptedConnection connection;
-        private volatile Runnable cancel;
-
-        Deadline(AcceptedConnection connection) {
-            this.connection = connection;
-        }
-
-        @Override
-        public void run() {
-            AcceptedConnection c = connection;
-            if (c != null) {
-                LOG.log(Level.INFO, "connection " + c.number + " with " + c.wire.peerAddress() + " still had "
-                    + c.wire.outstanding() + " requests posted at its deadline after the disconnect ("
-                    + (c.state() == State.DISCONNECTING && c.cmDisconnected() ? "DISCONNECTED delivered"
-                        : "no DISCONNECTED yet") + "); destroying it, its requests complete as flushed");
-                c.destroy();
-            }
-        }
-
-        void clear() {
-            connection = null;
-            Runnable c = cancel;
-            if (c != null) {
-                c.run();
-            }
         }
     }
 
