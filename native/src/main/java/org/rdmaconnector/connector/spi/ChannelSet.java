@@ -59,7 +59,7 @@ public final class ChannelSet implements AutoCloseable {
     private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
         this.settings = settings;
         this.queues = opened.push(DeviceQueueSet.open(devices.acquire(settings.deviceName(), settings.portNumber()),
-            settings.cqDepth(), settings.completionVector(), engine, EventEngine.DEFAULT_MAX_IN_FLIGHT));
+            DeviceLimits.Demand.of(settings), engine, EventEngine.DEFAULT_MAX_IN_FLIGHT));
         this.events = opened.push(EventChannel.create());
         this.cmRegistration = opened.push(engine.register(Sources.cmEvents(events), this::onCmEvent));
         queues.lease().onAsyncEvent(this::onAsyncEvent);
@@ -69,7 +69,8 @@ public final class ChannelSet implements AutoCloseable {
      * Opens a set on the device and port of {@code settings}.
      *
      * @throws RdmaException naming the device and errno when it is missing or a channel cannot be made
-     * @throws IllegalArgumentException when the settings are invalid
+     * @throws IllegalArgumentException when the settings are invalid, or CqDepth, CompletionVector, MaxSendWr or
+     *     MaxRecvWr are more than the device allows (naming the value and the device's limit)
      */
     public static ChannelSet open(ChannelSettings settings, DeviceRegistry devices, EventEngine engine) {
         settings.validate();

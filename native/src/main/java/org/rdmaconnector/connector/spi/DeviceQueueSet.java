@@ -28,28 +28,43 @@ final class DeviceQueueSet implements AutoCloseable {
     private final Map<Integer, Consumer<WorkCompletion>> byQp = new ConcurrentHashMap<>();
     private final AutoCloseableStack opened;
 
-    private DeviceQueueSet(DeviceRegistry.Lease lease, int cqDepth, int completionVector, EventEngine engine,
+    private DeviceQueueSet(DeviceRegistry.Lease lease, DeviceLimits.Demand demand, EventEngine engine,
                            int maxInFlight, AutoCloseableStack opened) {
         this.opened = opened;
         this.lease = opened.push(lease);
         DeviceContext context = lease.context();
+        SettingProblem.throwIfAny("RDMA settings do not fit device " + lease.deviceName(), DeviceLimits.problems(
+            lease.deviceName(), context.query(), context.completionVectorCount(), demand));
+        this.cqDepth = Math.toIntExact(demand.cqDepth());
         this.pd = opened.push(context.allocateProtectionDomain());
         this.channel = opened.push(context.createCompletionChannel());
-        this.cq = opened.push(context.createCompletionQueue(cqDepth, channel, completionVector));
-        this.cqDepth = cqDepth;
+        this.cq = opened.push(context.createCompletionQueue(cqDepth, channel, demand.completionVector()));
         this.completions = opened.push(engine.register(Sources.completions(channel), this::dispatch, maxInFlight));
     }
 
     /**
-     * Opens a set on {@code lease}'s device; on failure everything opened so far, the lease included, is closed.
+     * Opens a set on {@code lease}'s device whose completion queue has {@code cqDepth} entries; its depth and vector
+     * are checked against the device, named only as "a completion queue" (callers that know the settings behind them
+     * pass a {@link DeviceLimits.Demand} instead).
      *
      * @param cqDepth entries of the completion queue: callers size it so that their queue pairs cannot overrun it
      */
     static DeviceQueueSet open(DeviceRegistry.Lease lease, int cqDepth, int completionVector, EventEngine engine,
                                int maxInFlight) {
+        return open(lease, DeviceLimits.Demand.completionQueue(cqDepth, completionVector), engine, maxInFlight);
+    }
+
+    /**
+     * Opens a set on {@code lease}'s device after checking {@code demand} against what the device allows; on failure
+     * everything opened so far, the lease included, is closed.
+     *
+     * @throws IllegalArgumentException naming each setting the device does not allow, its value and the limit
+     */
+    static DeviceQueueSet open(DeviceRegistry.Lease lease, DeviceLimits.Demand demand, EventEngine engine,
+                               int maxInFlight) {
         AutoCloseableStack opened = new AutoCloseableStack();
         try {
-            return new DeviceQueueSet(lease, cqDepth, completionVector, engine, maxInFlight, opened);
+            return new DeviceQueueSet(lease, demand, engine, maxInFlight, opened);
         } catch (RuntimeException | Error e) {
             opened.closeAll(e);
             throw e;
