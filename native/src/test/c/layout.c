@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <infiniband/verbs.h>
@@ -246,6 +247,11 @@ int main(void)
 	CONST(EPOLLET);
 	CONST(EPOLLONESHOT);
 	CONST(POLLIN);
+	SIZE(rlimit);
+	OFF(rlimit, rlim_cur);
+	OFF(rlimit, rlim_max);
+	CONST(RLIMIT_MEMLOCK);
+	CONST(RLIM_INFINITY);
 	CONST(EPERM);
 	CONST(ENOENT);
 	CONST(EINTR);

@@ -1,6 +1,7 @@
 package org.rdmaconnector.verbs;
 
 import java.util.Map;
+import java.util.Set;
 import org.rdmaconnector.verbs.jna.Errno;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -13,6 +14,14 @@ import org.rdmaconnector.verbs.jna.Mem;
 public class RdmaException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    private static final String MEMLOCK_ADVICE = "raise the locked-memory limit (ulimit -l; LimitMEMLOCK= for a "
+        + "systemd service; the container's memlock ulimit)";
+    private static final String QUEUE_ENOMEM = "out of memory, which for RDMA is most often the locked-memory limit "
+        + "(RLIMIT_MEMLOCK: the device pins queues and domains like registered memory); " + MEMLOCK_ADVICE;
+    // The calls whose ENOMEM is most often RLIMIT_MEMLOCK: their message says the limit in force now.
+    private static final Set<String> PINNING = Set.of("ibv_reg_mr", "ibv_alloc_pd", "ibv_create_cq", "ibv_create_qp",
+        "rdma_create_qp");
+
     // What a given errno means for a given call, where strerror(3) would mislead; "*" for any call.
     private static final Map<String, String> EXPLANATIONS = Map.ofEntries(
         Map.entry("*/" + Layout.ENODEV, "no RDMA device is present on this machine"),
@@ -20,8 +29,13 @@ public class RdmaException extends RuntimeException {
             + "Soft-RoCE device with 'rdma link add')"),
         Map.entry("ibv_destroy_comp_channel/" + Layout.EBUSY, "completion queues are still attached to this channel;"
             + " close them first"),
-        Map.entry("ibv_reg_mr/" + Layout.ENOMEM, "cannot pin the memory; raise the locked-memory limit (ulimit -l, "
-            + "LimitMEMLOCK in systemd) or register less"),
+        Map.entry("ibv_reg_mr/" + Layout.ENOMEM, "cannot pin the memory; " + MEMLOCK_ADVICE + " or register less"),
+        Map.entry("ibv_alloc_pd/" + Layout.ENOMEM, QUEUE_ENOMEM),
+        Map.entry("ibv_create_cq/" + Layout.ENOMEM, QUEUE_ENOMEM),
+        Map.entry("ibv_create_qp/" + Layout.ENOMEM, QUEUE_ENOMEM),
+        Map.entry("rdma_create_qp/" + Layout.ENOMEM, QUEUE_ENOMEM),
+        Map.entry("rdma_create_qp/" + Layout.EINVAL, "the device refuses the queue pair's sizes: work requests beyond "
+            + "its max_qp_wr, or more inline data than it can carry (MaxInlineData of the connection definition)"),
         Map.entry("ibv_reg_mr/" + Layout.EFAULT, "the buffer is not valid memory of this process"),
         Map.entry("*/" + Layout.EADDRINUSE, "the address and port are already in use by another listener"),
         Map.entry("*/" + Layout.EADDRNOTAVAIL, "no RDMA device has that local address"),
@@ -75,6 +89,9 @@ public class RdmaException extends RuntimeException {
         if (explanation == null) {
             String text = errno > 0 ? Mem.strerror(errno) : null;
             explanation = text != null ? text : "unknown error";
+        }
+        if (errno == Layout.ENOMEM && PINNING.contains(function)) {
+            explanation += "; " + Rdma.lockedMemoryReport();
         }
         return function + " failed: " + Errno.name(errno) + " (" + errno + "): " + explanation
             + (detail == null ? "" : " [" + detail + "]");

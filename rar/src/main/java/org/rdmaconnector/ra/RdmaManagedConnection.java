@@ -64,7 +64,7 @@ public final class RdmaManagedConnection implements ManagedConnection {
     @Override
     public Object getConnection(Subject subject, ConnectionRequestInfo info) throws ResourceException {
         if (set.isClosed()) {
-            throw new ResourceException("this RDMA managed connection is destroyed");
+            throw new RdmaResourceException("this RDMA managed connection is destroyed", null, null);
         }
         ConnectionHandle handle = new ConnectionHandle(set, this::closed);
         handles.add(handle);

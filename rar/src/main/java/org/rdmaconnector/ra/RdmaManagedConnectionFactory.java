@@ -66,7 +66,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
     /**
      * Opens a channel set on the configured device and port.
      *
-     * @throws ResourceException naming the device and the errno (also as the error code) when it cannot be opened
+     * @throws RdmaResourceException naming the device and the errno (also as the error code) when it cannot be opened
      */
     @Override
     public ManagedConnection createManagedConnection(Subject subject, ConnectionRequestInfo info)
@@ -82,9 +82,11 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         } catch (RdmaException e) {
             throw new RdmaResourceException("cannot open RDMA channels on " + settings.deviceDescription() + ": "
                 + e.getMessage(), e.errnoName(), e);
-        } catch (LinkageError e) {
+        } catch (RuntimeException | LinkageError e) {
+            // settings the device does not allow (IllegalArgumentException), the adapter stopped: the application
+            // sees the adapter's exception, not the server's generic wrapper of an unchecked one
             throw new RdmaResourceException("cannot open RDMA channels on " + settings.deviceDescription() + ": "
-                + e.getMessage(), null, e);
+                + e.getMessage(), e instanceof IllegalArgumentException ? "EINVAL" : null, e);
         }
     }
 

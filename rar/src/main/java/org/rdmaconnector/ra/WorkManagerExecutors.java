@@ -78,13 +78,25 @@ final class WorkManagerExecutors {
                     }
                 }
             };
-            timer.schedule(timerTask, Math.max(1, delay.toMillis()));
+            timer.schedule(timerTask, timerDelayMillis(delay));
             return timerTask::cancel;
         };
     }
 
     void close() {
         timer.cancel();
+    }
+
+    // java.util.Timer adds the delay to the current time and refuses a sum that overflows; Duration.toMillis()
+    // throws first for the largest durations. A thousand years is "never" for a retry or a deadline.
+    private static final Duration MAX_TIMER_DELAY = Duration.ofDays(365L * 1000);
+
+    /** {@code delay} as java.util.Timer takes it: at least 1 ms, at most {@link #MAX_TIMER_DELAY}. */
+    static long timerDelayMillis(Duration delay) {
+        if (delay.isNegative()) {
+            return 1;
+        }
+        return delay.compareTo(MAX_TIMER_DELAY) > 0 ? MAX_TIMER_DELAY.toMillis() : Math.max(1, delay.toMillis());
     }
 
     static Duration loopStartTimeout() {

@@ -61,10 +61,11 @@ class AdapterTest {
     @Test
     void aConnectionWithoutTheDeviceFailsWithTheDeviceAndErrnoNamed() throws Exception {
         RdmaConnectionFactory factory = (RdmaConnectionFactory) mcf("mlx5_0").createConnectionFactory();
-        ResourceException e = assertThrows(ResourceException.class, factory::getConnection);
+        RdmaResourceException e = assertThrows(RdmaResourceException.class, factory::getConnection);
         assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: rdma_get_devices failed: "
             + "ENODEV (19): no RDMA device is present on this machine"), e.getMessage());
         assertEquals("ENODEV", e.getErrorCode());
+        assertEquals("rdma_get_devices", e.getFunction());
 
         ResourceException first = assertThrows(ResourceException.class,
             () -> ((RdmaConnectionFactory) mcf(null).createConnectionFactory()).getConnection());
@@ -86,6 +87,18 @@ class AdapterTest {
         assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: "), e.getMessage());
         assertEquals("ENODEV", e.getErrorCode());
         assertEquals("IJ000453: Unable to get managed connection", e.getSuppressed()[0].getMessage());
+    }
+
+    @Test
+    void aConnectionAfterTheAdapterStoppedIsTheAdaptersErrorAndNotAnUncheckedOne() throws Exception {
+        RdmaConnectionFactory factory = (RdmaConnectionFactory) mcf("mlx5_0").createConnectionFactory();
+        ra.stop();
+        RdmaResourceException e = assertThrows(RdmaResourceException.class, factory::getConnection);
+        assertEquals("cannot open RDMA channels on device mlx5_0: the RDMA resource adapter is not started",
+            e.getMessage());
+        assertEquals(null, e.getErrorCode());
+        assertEquals(null, e.getFunction());
+        assertTrue(e.getCause() instanceof IllegalStateException);
     }
 
     @Test

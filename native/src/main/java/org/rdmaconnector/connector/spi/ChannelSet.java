@@ -59,7 +59,7 @@ public final class ChannelSet implements AutoCloseable {
     private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
         this.settings = settings;
         this.queues = opened.push(DeviceQueueSet.open(devices.acquire(settings.deviceName(), settings.portNumber()),
-            settings.cqDepth(), settings.completionVector(), engine, 0));
+            DeviceLimits.Demand.of(settings), engine, 0));
         this.events = opened.push(EventChannel.create());
         // on the loop: a connect waiting for its CM events must not wait for a delivery thread (all of them may be
         // busy in listeners that connect)
@@ -71,7 +71,8 @@ public final class ChannelSet implements AutoCloseable {
      * Opens a set on the device and port of {@code settings}.
      *
      * @throws RdmaException naming the device and errno when it is missing or a channel cannot be made
-     * @throws IllegalArgumentException when the settings are invalid
+     * @throws IllegalArgumentException when the settings are invalid, or CqDepth, CompletionVector, MaxSendWr or
+     *     MaxRecvWr are more than the device allows (naming the value and the device's limit)
      */
     public static ChannelSet open(ChannelSettings settings, DeviceRegistry devices, EventEngine engine) {
         settings.validate();
@@ -245,11 +246,13 @@ public final class ChannelSet implements AutoCloseable {
         endpoint.onEvent(event);
     }
 
-    /** Closes every endpoint and memory region made through this set; the channels stay open. */
+    /**
+     * Closes every endpoint and memory region made through this set; the channels stay open. The endpoints are
+     * disconnected together and waited for with one deadline ({@link #DISCONNECT_WAIT} in all, however many peers
+     * are dead), then destroyed.
+     */
     public void cleanup() {
-        for (Outbound endpoint : List.copyOf(byId.values())) {
-            endpoint.close();
-        }
+        Disconnects.closeAll(byId.values().stream().filter(Outbound::claimClose).toList(), DISCONNECT_WAIT);
         for (MemoryRegion region : List.copyOf(regions)) {
             deregister(region);
         }
@@ -286,8 +289,8 @@ public final class ChannelSet implements AutoCloseable {
             + registeredBytes + " bytes registered" + (closed.get() ? ", closed]" : "]");
     }
 
-    /** An outbound connection of this set. */
-    private final class Outbound implements RdmaEndpoint {
+    /** An outbound connection of this set; closed by the one caller that claims it, alone or with its set's others. */
+    private final class Outbound implements RdmaEndpoint, Disconnects.Disconnecting {
         final CmId id;
         final InetSocketAddress remote;
         final LinkedBlockingQueue<CmEvent> connecting = new LinkedBlockingQueue<>();
@@ -387,38 +390,48 @@ public final class ChannelSet implements AutoCloseable {
 
         @Override
         public void close() {
-            synchronized (this) {
-                if (closed) {
-                    return;
-                }
-                closed = true;
+            if (claimClose()) {
+                Disconnects.closeAll(List.of(this), DISCONNECT_WAIT);
             }
-            try {
-                RcConnection c = connection;
-                if (connected && c != null) {
-                    connected = false;
-                    c.disconnect();
-                    if (!disconnected.await(DISCONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                        LOG.log(Level.WARNING, "no DISCONNECTED from " + remote + " within " + DISCONNECT_WAIT
-                            + "; destroying the connection anyway");
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "disconnecting from " + remote + " failed", e);
-            } finally {
-                byId.remove(id);
-                RcConnection c = connection;
-                if (c != null) {
-                    queues.unroute(c.qpNumber());
-                    c.close();
-                } else {
-                    id.close();
-                }
-                if (reserved) {
-                    registeredBytes.addAndGet(-endpointStagingBytes());
-                }
+        }
+
+        /** True for the one caller that closes this endpoint. */
+        synchronized boolean claimClose() {
+            if (closed) {
+                return false;
+            }
+            closed = true;
+            return true;
+        }
+
+        @Override
+        public boolean disconnect() {
+            RcConnection c = connection;
+            if (connected && c != null) {
+                connected = false;
+                c.disconnect();
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        public boolean awaitDisconnected(long deadline) throws InterruptedException {
+            return disconnected.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void destroy() {
+            byId.remove(id);
+            RcConnection c = connection;
+            if (c != null) {
+                queues.unroute(c.qpNumber());
+                c.close();
+            } else {
+                id.close();
+            }
+            if (reserved) {
+                registeredBytes.addAndGet(-endpointStagingBytes());
             }
         }
 

@@ -15,6 +15,7 @@ import java.lang.management.ManagementFactory;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.rdmaconnector.verbs.engine.Registration;
+import org.rdmaconnector.verbs.Rdma;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
 /**
@@ -44,6 +45,8 @@ public final class ConnectorRuntime implements AutoCloseable {
         this.devices = new DeviceRegistry(engine);
         this.hub = new ListenerHub(devices, engine, scheduler);
         this.jmxName = showInJmx(name, engine);
+        // ENOMEM from pinning memory is the locked-memory limit in most cases: say at start what it is
+        LOG.log(Level.INFO, "RDMA connector runtime " + name + " started; " + Rdma.lockedMemoryReport());
     }
 
     /** {@code org.rdmaconnector:type=Engine,name=NAME,id=N}: unique per runtime, so two deployments never share one. */

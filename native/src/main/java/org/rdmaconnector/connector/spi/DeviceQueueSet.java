@@ -51,15 +51,17 @@ final class DeviceQueueSet implements AutoCloseable {
     private record Polled(WorkCompletion completion, QueuePairRoute route, WorkRequest request) {
     }
 
-    private DeviceQueueSet(DeviceRegistry.Lease lease, int cqDepth, int completionVector, EventEngine engine,
+    private DeviceQueueSet(DeviceRegistry.Lease lease, DeviceLimits.Demand demand, EventEngine engine,
                            int maxInFlight, AutoCloseableStack opened) {
         this.opened = opened;
         this.lease = opened.push(lease);
         DeviceContext context = lease.context();
+        SettingProblem.throwIfAny("RDMA settings do not fit device " + lease.deviceName(), DeviceLimits.problems(
+            lease.deviceName(), context.query(), context.completionVectorCount(), demand));
+        this.cqDepth = Math.toIntExact(demand.cqDepth());
         this.pd = opened.push(context.allocateProtectionDomain());
         this.channel = opened.push(context.createCompletionChannel());
-        this.cq = opened.push(context.createCompletionQueue(cqDepth, channel, completionVector));
-        this.cqDepth = cqDepth;
+        this.cq = opened.push(context.createCompletionQueue(cqDepth, channel, demand.completionVector()));
         EventSource<Polled> polled = new PolledCompletions(Sources.completions(channel));
         this.completions = opened.push(maxInFlight > 0
             ? engine.register(polled, p -> p.route().delivered(p.completion(), p.request()), maxInFlight)
@@ -67,17 +69,18 @@ final class DeviceQueueSet implements AutoCloseable {
     }
 
     /**
-     * Opens a set on {@code lease}'s device; on failure everything opened so far, the lease included, is closed.
+     * Opens a set on {@code lease}'s device after checking {@code demand} against what the device allows; on failure
+     * everything opened so far, the lease included, is closed.
      *
-     * @param cqDepth entries of the completion queue: callers size it so that their queue pairs cannot overrun it
      * @param maxInFlight completions delivered to {@link QueuePairRoute#delivered} at most in flight (then the CQ is
      *     not read: backpressure); 0 for a set whose routes only complete requests (nothing is delivered)
+     * @throws IllegalArgumentException naming each setting the device does not allow, its value and the limit
      */
-    static DeviceQueueSet open(DeviceRegistry.Lease lease, int cqDepth, int completionVector, EventEngine engine,
+    static DeviceQueueSet open(DeviceRegistry.Lease lease, DeviceLimits.Demand demand, EventEngine engine,
                                int maxInFlight) {
         AutoCloseableStack opened = new AutoCloseableStack();
         try {
-            return new DeviceQueueSet(lease, cqDepth, completionVector, engine, maxInFlight, opened);
+            return new DeviceQueueSet(lease, demand, engine, maxInFlight, opened);
         } catch (RuntimeException | Error e) {
             opened.closeAll(e);
             throw e;

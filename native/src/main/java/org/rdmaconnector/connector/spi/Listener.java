@@ -330,8 +330,8 @@ final class Listener implements Deliveries {
             }
             DeviceQueueSet device = perDevice.get(deviceName);
             if (device == null) {
-                device = DeviceQueueSet.open(devices.acquire(deviceName, 1), Math.toIntExact(settings.listenerCqDepth()),
-                    0, engine, MAX_IN_FLIGHT);
+                device = DeviceQueueSet.open(devices.acquire(deviceName, 1), DeviceLimits.Demand.of(settings), engine,
+                    MAX_IN_FLIGHT);
                 perDevice.put(deviceName, device);
             }
             return setUp.apply(device);

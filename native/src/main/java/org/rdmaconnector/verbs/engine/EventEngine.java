@@ -101,17 +101,24 @@ public final class EventEngine implements AutoCloseable {
      *
      * @param loopRunner runs the loop task; the task returns when the engine is closed
      * @param delivery runs the deliveries
-     * @param startTimeout how long to wait for the loop task to start
+     * @param startTimeout how long to wait for the loop task to start, from 1 ms to 1 day
      * @throws IllegalStateException if the loop did not start in time
+     * @throws IllegalArgumentException if {@code startTimeout} is outside its range
      */
     public static EventEngine runningOn(Executor loopRunner, Executor delivery, Duration startTimeout) {
         if (loopRunner == null || startTimeout == null) {
             throw new IllegalArgumentException("loopRunner and startTimeout must not be null");
         }
+        if (startTimeout.compareTo(Duration.ofMillis(1)) < 0 || startTimeout.compareTo(MAX_START_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("startTimeout must be from 1 ms to " + MAX_START_TIMEOUT + ", was "
+                + startTimeout);
+        }
         return new EventEngine(loopRunner, delivery, "loop executor", startTimeout, false);
     }
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    // a start taking longer is a failure to report, and larger values overflow toMillis()
+    private static final Duration MAX_START_TIMEOUT = Duration.ofDays(1);
 
     private static Executor startingThreadsOf(ThreadFactory threads) {
         if (threads == null) {

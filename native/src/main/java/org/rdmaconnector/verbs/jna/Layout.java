@@ -217,6 +217,12 @@ public final class Layout {
     public static final long EPOLLET = def("const.EPOLLET", 2147483648L);
     public static final int EPOLLONESHOT = def("const.EPOLLONESHOT", 1073741824);
     public static final int POLLIN = def("const.POLLIN", 1);
+    public static final int SIZEOF_RLIMIT = def("sizeof.rlimit", 16);
+    public static final int RLIMIT_RLIM_CUR = def("rlimit.rlim_cur", 0);
+    public static final int RLIMIT_RLIM_MAX = def("rlimit.rlim_max", 8);
+    public static final int RLIMIT_MEMLOCK = def("const.RLIMIT_MEMLOCK", 8);
+    // rlim_t is unsigned; read as a Java long, RLIM_INFINITY is -1
+    public static final long RLIM_INFINITY = def("const.RLIM_INFINITY", -1L);
 
     // errno values (errno.h)
     public static final int EPERM = def("const.EPERM", 1);

@@ -4,7 +4,8 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 
 /**
- * The libc calls the bindings need: file descriptor flags, epoll, eventfd, poll, read, write, close.
+ * The libc calls the bindings need: file descriptor flags, epoll, eventfd, poll, read, write, close, and getrlimit
+ * (the locked-memory limit that RDMA pins memory against).
  * JNA direct mapping; C names and argument order. Pointers are passed as {@code long} addresses (x86_64).
  * Calls return what C returns; on -1 the caller reads {@link Native#getLastError()}.
  */
@@ -51,4 +52,6 @@ public final class LibC {
     public static native int pipe2(long pipefd, int flags);
 
     public static native long strerror(int errnum);
+
+    public static native int getrlimit(int resource, long rlim);
 }

@@ -115,6 +115,16 @@ class EventEngineTest {
     }
 
     @Test
+    void aStartTimeoutAboveADayOrBelowAMillisecondIsRefusedByName() {
+        for (Duration wrong : List.of(Duration.ofDays(1).plusNanos(1), Duration.ofSeconds(Long.MAX_VALUE),
+            Duration.ZERO, Duration.ofMillis(-5))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> EventEngine.runningOn(task -> { }, pool, wrong));
+            assertEquals("startTimeout must be from 1 ms to PT24H, was " + wrong, e.getMessage());
+        }
+    }
+
+    @Test
     void eventsOfOneSourceArriveInOrderOnThePool() throws Exception {
         Pipe pipe = pipe();
         List<Long> seen = new CopyOnWriteArrayList<>();
