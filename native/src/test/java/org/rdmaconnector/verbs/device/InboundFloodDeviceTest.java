@@ -149,6 +149,12 @@ class InboundFloodDeviceTest {
             againB.connect();
             assertTrue(againB.isEstablished(), () -> "B after A's flood: " + againB.rejection());
             assertArrayEquals(new byte[] {42}, againB.echo(new byte[] {42}));
+            // the counters JMX shows: every rejection above, by its reason
+            Map<String, Long> counted = listener.rejections();
+            assertEquals(byOutcome.getOrDefault(FULL, 0) + 1L, counted.get("MAX_CONNECTIONS"), "counted: " + counted);
+            assertEquals(byOutcome.getOrDefault(TOO_MANY_FROM_PEER, 0) + 1L, counted.get("MAX_CONNECTIONS_PER_PEER"),
+                "counted: " + counted);
+            assertEquals(0L, counted.get("PEER_NOT_ALLOWED"));
 
             System.out.printf("InboundFloodDeviceTest: MaxConnections %d, MaxConnectionsPerPeer %d; peer A %d "
                     + "concurrent connects -> %s; peer B %d/%d connected and echoed during the flood in %s ms; flood "
