@@ -20,8 +20,6 @@ import org.rdmaconnector.connector.MessageCompletion;
 public final class Activation implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Activation.class.getName());
     private static final long DRAIN_MILLIS = 10_000;
-    /** How many times a delivery that throws is attempted, unless the activation is given another number. */
-    public static final int DEFAULT_DELIVERY_ATTEMPTS = 3;
     private static final int MAX_DELIVERY_ATTEMPTS = 1000;
     // backoff while the endpoint is unavailable: each pause is bounded, the waiting is not (the event is kept)
     private static final long FIRST_UNAVAILABLE_PAUSE_MILLIS = 250;
@@ -58,8 +56,9 @@ public final class Activation implements AutoCloseable {
     private final Object closeSignal = new Object();
     private volatile boolean closed;
 
+    /** An activation with the settings' DeliveryAttempts. */
     Activation(ListenerSettings settings, EndpointSink sink, Listener listener) {
-        this(settings, sink, listener, DEFAULT_DELIVERY_ATTEMPTS);
+        this(settings, sink, listener, settings.deliveryAttempts());
     }
 
     /**

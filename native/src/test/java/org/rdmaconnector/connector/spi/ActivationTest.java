@@ -119,7 +119,7 @@ class ActivationTest {
     @Test
     void aDeliveryThatFailsOnceIsDeliveredOnTheNextAttempt() {
         Scripted sink = new Scripted(new IllegalStateException("rolled back"));
-        Activation activation = activation(sink, Activation.DEFAULT_DELIVERY_ATTEMPTS);
+        Activation activation = activation(sink, ListenerSettings.DEFAULT_DELIVERY_ATTEMPTS);
         activation.deliver(completion(1));
         assertEquals(List.of(1L, 1L), sink.calls);
         assertEquals(1, activation.delivered());
@@ -134,7 +134,7 @@ class ActivationTest {
             new IllegalStateException("3"));
         Activation activation = new Activation(SETTINGS, sink, new Listener(SETTINGS, null, null, null, l -> { }));
         activation.deliver(completion(1));
-        assertEquals(List.of(1L, 1L, 1L), sink.calls, "the default is " + Activation.DEFAULT_DELIVERY_ATTEMPTS);
+        assertEquals(List.of(1L, 1L, 1L), sink.calls, "the default is " + ListenerSettings.DEFAULT_DELIVERY_ATTEMPTS);
         assertEquals(0, activation.delivered());
         assertEquals(3, activation.errors());
         assertEquals(1, activation.undeliverable());
