@@ -60,6 +60,22 @@ public final class QueuePair extends NativeResource {
         post(region, offset, length, wrId, Layout.IBV_WR_SEND, signaled ? Layout.IBV_SEND_SIGNALED : 0, 0, 0);
     }
 
+    /**
+     * Posts a SEND whose bytes the device copies when it is posted ({@code IBV_SEND_INLINE}, ibv_post_send(3)): the
+     * range may be written again as soon as this returns, and the device need not read host memory for it.
+     *
+     * @throws IllegalArgumentException when {@code length} is more than the inline data the device granted
+     *     ({@link QueuePairCapabilities#maxInlineData()})
+     */
+    public void postSendInline(MemoryRegion region, int offset, int length, long wrId, boolean signaled) {
+        if (length > capabilities.maxInlineData()) {
+            throw new IllegalArgumentException("length " + length + " is more than the " + capabilities.maxInlineData()
+                + " bytes of inline data this queue pair was granted (MaxInlineData)");
+        }
+        post(region, offset, length, wrId, Layout.IBV_WR_SEND,
+            (signaled ? Layout.IBV_SEND_SIGNALED : 0) | Layout.IBV_SEND_INLINE, 0, 0);
+    }
+
     /** Posts an RDMA WRITE of a local range to {@code remoteAddress} of a peer's region with key {@code rkey}. */
     public void postWrite(MemoryRegion region, int offset, int length, long remoteAddress, int rkey, long wrId,
                           boolean signaled) {

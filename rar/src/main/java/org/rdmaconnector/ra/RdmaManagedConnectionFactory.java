@@ -205,7 +205,10 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         this.maxRecvWr = maxRecvWr;
     }
 
-    /** Bytes a send may carry inline (default {@value ChannelSettings#DEFAULT_MAX_INLINE_DATA}). */
+    /**
+     * A message up to this many bytes is sent inline, IBV_SEND_INLINE (default
+     * {@value ChannelSettings#DEFAULT_MAX_INLINE_DATA}: never).
+     */
     public Integer getMaxInlineData() {
         return maxInlineData;
     }

@@ -53,7 +53,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
         @AttributeDefinition(description = "Receive work requests per queue pair")
         int maxRecvWr() default ChannelSettings.DEFAULT_MAX_RECV_WR;
 
-        @AttributeDefinition(description = "Inline bytes per send")
+        @AttributeDefinition(description = "A message up to this many bytes is sent inline (IBV_SEND_INLINE); 0 never")
         int maxInlineData() default ChannelSettings.DEFAULT_MAX_INLINE_DATA;
 
         @AttributeDefinition(description = "Memory registered through one set, in bytes")

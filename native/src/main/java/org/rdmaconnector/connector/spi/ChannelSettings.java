@@ -13,7 +13,7 @@ import java.util.List;
  * @param completionVector the completion vector of the queue, from 0
  * @param maxSendWr send work requests per queue pair
  * @param maxRecvWr receive work requests per queue pair
- * @param maxInlineData bytes a send may carry inline
+ * @param maxInlineData a staged message up to this many bytes is sent inline (IBV_SEND_INLINE); 0 never
  * @param maxRegisteredBytes the limit on memory registered through one set (its endpoints' slots included)
  */
 public record ChannelSettings(String deviceName, int portNumber, int cqDepth, int completionVector, int maxSendWr,

@@ -112,23 +112,25 @@ final class RcConnection {
             }
             stagingMemory.write((long) slot * slotSize, message, 0, message.length);
         }
-        return post(WorkRequest.Kind.SEND, slot, staging, slot * slotSize, message.length);
+        // a message that fits the inline data the queue pair was granted (MaxInlineData) is sent inline
+        boolean inline = message.length > 0 && message.length <= qp.capabilities().maxInlineData();
+        return post(WorkRequest.Kind.SEND, slot, staging, slot * slotSize, message.length, inline);
     }
 
     /** Posts a send from a region of the application's. */
     WorkRequest send(MemoryRegion region, int offset, int length) {
-        return post(WorkRequest.Kind.SEND, -1, region, offset, length);
+        return post(WorkRequest.Kind.SEND, -1, region, offset, length, false);
     }
 
     /** Posts a receive into a free receive slot. */
     WorkRequest receiveStaged() {
         int slot = take(freeRecv, "receive", recvSlots);
-        return post(WorkRequest.Kind.RECEIVE, slot, staging, slot * slotSize, slotSize);
+        return post(WorkRequest.Kind.RECEIVE, slot, staging, slot * slotSize, slotSize, false);
     }
 
     /** Posts a receive into a region of the application's. */
     WorkRequest receive(MemoryRegion region, int offset, int length) {
-        return post(WorkRequest.Kind.RECEIVE, -1, region, offset, length);
+        return post(WorkRequest.Kind.RECEIVE, -1, region, offset, length, false);
     }
 
     private synchronized int take(ArrayDeque<Integer> free, String kind, int total) {
@@ -149,12 +151,15 @@ final class RcConnection {
         }
     }
 
-    private WorkRequest post(WorkRequest.Kind kind, int slot, MemoryRegion region, int offset, int length) {
+    private WorkRequest post(WorkRequest.Kind kind, int slot, MemoryRegion region, int offset, int length,
+                             boolean inline) {
         long wrId = NEXT_WR_ID.incrementAndGet();
         WorkRequest request = new WorkRequest(wrId, kind);
         posted.put(wrId, new Posted(request, slot));
         try {
-            if (kind == WorkRequest.Kind.SEND) {
+            if (kind == WorkRequest.Kind.SEND && inline) {
+                qp.postSendInline(region, offset, length, wrId, true);
+            } else if (kind == WorkRequest.Kind.SEND) {
                 qp.postSend(region, offset, length, wrId, true);
             } else {
                 qp.postReceive(region, offset, length, wrId);
