@@ -29,6 +29,7 @@ final class DeviceQueueSet implements AutoCloseable {
     private final int cqDepth;
     private final Registration completions;
     private final Map<Integer, QueuePairRoute> byQp = new ConcurrentHashMap<>();
+    private volatile Runnable onIdle;
     private final AutoCloseableStack opened;
 
     /** What one queue pair on the set does with its completions. */
@@ -122,7 +123,17 @@ final class DeviceQueueSet implements AutoCloseable {
 
     /** Stops routing {@code qpNumber}'s completions (its queue pair is destroyed; a reused number starts afresh). */
     void unroute(int qpNumber) {
-        byQp.remove(qpNumber);
+        if (byQp.remove(qpNumber) != null && byQp.isEmpty()) {
+            Runnable idle = onIdle;
+            if (idle != null) {
+                idle.run();
+            }
+        }
+    }
+
+    /** Runs {@code idle} whenever the last routed queue pair is unrouted (on the thread that unroutes it). */
+    void onIdle(Runnable idle) {
+        this.onIdle = idle;
     }
 
     /** Queue pairs routed now. */

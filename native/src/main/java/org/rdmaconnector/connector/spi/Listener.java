@@ -36,6 +36,8 @@ final class Listener implements Deliveries {
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration LAST_RETRY = Duration.ofSeconds(30);
     private static final Duration STOP_WAIT = Duration.ofSeconds(3);
+    // how long a device's queue set outlives its last connection (a steady stream of connections keeps it)
+    private static final Duration IDLE_RELEASE = Duration.ofSeconds(2);
 
     private final ListenerSettings settings;
     private final DeviceRegistry devices;
@@ -255,8 +257,11 @@ final class Listener implements Deliveries {
     }
 
     /**
-     * After a DEVICE_REMOVAL: frees the listener's resources on every device no connection uses (the next connection
-     * on a device that is still there sets them up again).
+     * Frees the listener's resources on every device no connection uses (the next connection on a device that is
+     * still there sets them up again): after a DEVICE_REMOVAL, and {@link #IDLE_RELEASE} after a device's last
+     * connection went. The latter matters for a removal: a connection destroyed before its DEVICE_REMOVAL was read
+     * never gets one (its id is gone), and a wildcard listening id gets none either, so without it the listener
+     * would hold the removed device's context for ever.
      */
     private void releaseUnusedDevices() {
         List<DeviceQueueSet> unused = new ArrayList<>();
@@ -264,6 +269,14 @@ final class Listener implements Deliveries {
             perDevice.values().removeIf(device -> device.routed() == 0 && unused.add(device));
         }
         unused.forEach(this::closeQuietly);
+    }
+
+    private void releaseUnusedDevicesLater() {
+        try {
+            scheduler.schedule(this::releaseUnusedDevices, IDLE_RELEASE);
+        } catch (RuntimeException e) { // the container's timer is gone: the runtime is closing, which releases all
+            LOG.log(Level.DEBUG, "cannot schedule the release of unused device resources", e);
+        }
     }
 
     private void closeQuietly(DeviceQueueSet device) {
@@ -332,6 +345,7 @@ final class Listener implements Deliveries {
             if (device == null) {
                 device = DeviceQueueSet.open(devices.acquire(deviceName, 1), DeviceLimits.Demand.of(settings), engine,
                     MAX_IN_FLIGHT);
+                device.onIdle(this::releaseUnusedDevicesLater);
                 perDevice.put(deviceName, device);
             }
             return setUp.apply(device);
