@@ -19,12 +19,13 @@ import org.rdmaconnector.verbs.jna.Layout;
  * A connection a listener took a CONNECT_REQUEST for, from the decision to its destruction, as an explicit state
  * machine over its {@link ConnectionWire}:
  * <pre>
- * REQUESTED --accept--> ACCEPTING --ESTABLISHED--> ESTABLISHED --DISCONNECTED, our disconnect, a failed
- *     |                     |                                    work request--> DISCONNECTING --drained--> DESTROYED
+ * REQUESTED --accept--> ACCEPTING --ESTABLISHED--> ESTABLISHED --DISCONNECTED, our disconnect, a failed work
+ *     |                     |                        request, the idle timeout--> DISCONNECTING --DISCONNECTED
+ *     |                     |                        delivered and every request flushed (or a deadline)--> DESTROYED
  *     +--rejected-----------+--CONNECT_ERROR, REJECTED, UNREACHABLE, DEVICE_REMOVAL, destroy()--------------> DESTROYED
  * </pre>
  * The queue pair and its memory exist only from the accept decision on, and are freed at once on DESTROYED (a
- * deadline bounds the wait for posted requests to flush after a disconnect, and is cancelled by the destruction).
+ * {@link Deadline} bounds the wait for DISCONNECTED and the flushes, and is cleared by the destruction).
  * CM events arrive in order on one thread, completions in order on another; state changes happen under this
  * object's lock, and the wire and the endpoints are called outside it.
  */
