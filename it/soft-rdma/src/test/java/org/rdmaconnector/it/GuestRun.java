@@ -62,11 +62,13 @@ final class GuestRun {
         return new GuestRun(share, process.exitValue());
     }
 
-    private static String quote(String s) {
+    /** {@code s} as one single-quoted shell word. */
+    static String quote(String s) {
         return "'" + s.replace("'", "'\\''") + "'";
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    /** Deletes {@code dir} and everything in it, if it exists. */
+    static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -35,12 +34,12 @@ class TwoHostIT {
         }
         Path vmDir = Path.of(System.getProperty("rdma.vm.dir"));
         Path base = Path.of(System.getProperty("rdma.vm.twohost.share"));
-        deleteTree(base);
+        GuestRun.deleteTree(base);
         Path a = Files.createDirectories(base.resolve("a"));
         Path b = Files.createDirectories(base.resolve("b"));
         Path server = write(a.resolve("server.sh"),
             "# guest a (written by TwoHostIT): one rdma_server connection, bounded",
-            "cd " + quote(a.toString()),
+            "cd " + GuestRun.quote(a.toString()),
             "echo \"role=$RDMA_VM_ROLE self=$RDMA_VM_SELF peer=$RDMA_VM_PEER\"",
             "timeout " + CONNECT_DEADLINE_SECONDS + " rdma_server > server.out 2>&1",
             "rc=$?",
@@ -48,7 +47,7 @@ class TwoHostIT {
             "exit $rc");
         Path client = write(b.resolve("client.sh"),
             "# guest b (written by TwoHostIT): rdma_client to guest a, retried until the server listens",
-            "cd " + quote(b.toString()),
+            "cd " + GuestRun.quote(b.toString()),
             "echo \"role=$RDMA_VM_ROLE self=$RDMA_VM_SELF peer=$RDMA_VM_PEER\"",
             "deadline=$((SECONDS + " + CONNECT_DEADLINE_SECONDS + "))",
             "n=0",
@@ -114,20 +113,5 @@ class TwoHostIT {
             }
         }
         return out.toString();
-    }
-
-    private static String quote(String s) {
-        return "'" + s.replace("'", "'\\''") + "'";
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted((x, y) -> y.compareTo(x)).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }
