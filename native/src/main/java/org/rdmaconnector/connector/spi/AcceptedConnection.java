@@ -163,7 +163,8 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         }
     }
 
-    private void rejectAndDestroy(byte[] privateData) {
+    /** rdma_reject with {@code privateData} (a failure is logged), then destroyed; for a request not accepted. */
+    void rejectAndDestroy(byte[] privateData) {
         try {
             wire.reject(privateData);
         } catch (RuntimeException e) {

@@ -42,12 +42,6 @@ final class CmWire implements ConnectionWire {
         this.queues = queues;
     }
 
-    /** The device of the queue pair, or null before {@link #allocate}. */
-    String deviceName() {
-        DeviceQueueSet d = device;
-        return d == null ? null : d.deviceName();
-    }
-
     @Override
     public InetSocketAddress peerAddress() {
         return peer;

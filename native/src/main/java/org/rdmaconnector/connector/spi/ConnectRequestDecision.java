@@ -40,8 +40,6 @@ final class ConnectRequestDecision {
     }
 
     private final ListenerSettings settings;
-    private final int maxConnections;
-    private final int maxConnectionsPerPeer;
     private final Map<Reason, AtomicLong> rejections = new EnumMap<>(Reason.class);
     // guarded by this
     private final Map<InetAddress, Integer> byPeer = new HashMap<>();
@@ -49,16 +47,9 @@ final class ConnectRequestDecision {
 
     ConnectRequestDecision(ListenerSettings settings) {
         this.settings = settings;
-        this.maxConnections = settings.maxConnections();
-        this.maxConnectionsPerPeer = settings.maxConnectionsPerPeer();
         for (Reason reason : Reason.values()) {
             rejections.put(reason, new AtomicLong());
         }
-    }
-
-    /** Connections a listener with these limits can hold: its completion queues are sized from it. */
-    int maxConnections() {
-        return maxConnections;
     }
 
     /**
@@ -70,9 +61,9 @@ final class ConnectRequestDecision {
         Reason refused = null;
         if (peer == null || !settings.allows(peer)) {
             refused = Reason.PEER_NOT_ALLOWED;
-        } else if (total >= maxConnections) {
+        } else if (total >= settings.maxConnections()) {
             refused = Reason.MAX_CONNECTIONS;
-        } else if (byPeer.getOrDefault(peer, 0) >= maxConnectionsPerPeer) {
+        } else if (byPeer.getOrDefault(peer, 0) >= settings.maxConnectionsPerPeer()) {
             refused = Reason.MAX_CONNECTIONS_PER_PEER;
         }
         if (refused != null) {
@@ -102,6 +93,11 @@ final class ConnectRequestDecision {
         return total;
     }
 
+    /** Rejections so far for {@code reason}. */
+    long rejections(Reason reason) {
+        return rejections.get(reason).get();
+    }
+
     /** Rejections so far, by reason. */
     Map<Reason, Long> rejections() {
         Map<Reason, Long> copy = new EnumMap<>(Reason.class);
@@ -111,6 +107,7 @@ final class ConnectRequestDecision {
 
     /** The limits, for messages. */
     String describeLimits() {
-        return "MaxConnections " + maxConnections + ", MaxConnectionsPerPeer " + maxConnectionsPerPeer;
+        return "MaxConnections " + settings.maxConnections() + ", MaxConnectionsPerPeer "
+            + settings.maxConnectionsPerPeer();
     }
 }

@@ -26,7 +26,6 @@ final class DeviceQueueSet implements AutoCloseable {
     private final ProtectionDomain pd;
     private final CompletionChannel channel;
     private final CompletionQueue cq;
-    private final int cqDepth;
     private final Registration completions;
     private final Map<Integer, QueuePairRoute> byQp = new ConcurrentHashMap<>();
     private volatile Runnable onIdle;
@@ -59,10 +58,10 @@ final class DeviceQueueSet implements AutoCloseable {
         DeviceContext context = lease.context();
         SettingProblem.throwIfAny("RDMA settings do not fit device " + lease.deviceName(), DeviceLimits.problems(
             lease.deviceName(), context.query(), context.completionVectorCount(), demand));
-        this.cqDepth = Math.toIntExact(demand.cqDepth());
         this.pd = opened.push(context.allocateProtectionDomain());
         this.channel = opened.push(context.createCompletionChannel());
-        this.cq = opened.push(context.createCompletionQueue(cqDepth, channel, demand.completionVector()));
+        this.cq = opened.push(context.createCompletionQueue(Math.toIntExact(demand.cqDepth()), channel,
+            demand.completionVector()));
         EventSource<Polled> polled = new PolledCompletions(Sources.completions(channel));
         this.completions = opened.push(maxInFlight > 0
             ? engine.register(polled, p -> p.route().delivered(p.completion(), p.request()), maxInFlight)
@@ -110,10 +109,6 @@ final class DeviceQueueSet implements AutoCloseable {
 
     CompletionQueue completionQueue() {
         return cq;
-    }
-
-    int cqDepth() {
-        return cqDepth;
     }
 
     /** Sends the completions of queue pair {@code qpNumber} to {@code route}. */

@@ -97,7 +97,7 @@ final class InboundConnections {
             refused = decision.admit(peer);
         }
         if (refused != null) {
-            long count = decision.rejections().get(refused);
+            long count = decision.rejections(refused);
             // a flood of requests must not flood the log: the 1st, 2nd, 4th, 8th, ... of each reason at INFO
             LOG.log(Long.bitCount(count) == 1 ? Level.INFO : Level.DEBUG, "rejecting a connection request from "
                 + peerAddress + " on " + settings.address() + ":" + settings.port() + ": " + describe(refused)
@@ -116,13 +116,7 @@ final class InboundConnections {
         byId.put(id, connection);
         scheduleSweep();
         if (closed) { // close() may have looked at the table before this one was in it
-            try {
-                wire.reject(ConnectRequestDecision.Reason.NO_RESOURCES.privateData());
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "rdma_reject failed", e);
-            } finally {
-                connection.destroy();
-            }
+            connection.rejectAndDestroy(ConnectRequestDecision.Reason.NO_RESOURCES.privateData());
             decision.rejected(ConnectRequestDecision.Reason.NO_RESOURCES);
             return;
         }
