@@ -190,6 +190,30 @@ public final class CmId extends NativeResource {
         }
     }
 
+    /**
+     * rdma_set_option(3) {@code RDMA_OPTION_ID_ACK_TIMEOUT}: the queue pair's local ACK timeout, 4.096 us x
+     * 2^{@code exponent}, after which a packet the peer has not acknowledged is sent again (up to the retry count).
+     * Set before {@link #connect} or {@link #accept}; without it the RDMA CM chooses (on RoCE about half a second).
+     *
+     * @param exponent from 1 to 31
+     */
+    public void setAckTimeout(int exponent) {
+        if (exponent < 1 || exponent > 31) {
+            throw new IllegalArgumentException("the ACK timeout exponent must be from 1 to 31, was " + exponent);
+        }
+        acquire();
+        try {
+            long value = Scratch.address();
+            Mem.putByte(value, (byte) exponent);
+            if (RdmaCma.rdma_set_option(id, Layout.RDMA_OPTION_ID, Layout.RDMA_OPTION_ID_ACK_TIMEOUT, value, 1) != 0) {
+                throw RdmaException.lastError("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)",
+                    String.valueOf(peerAddressUnlocked()));
+            }
+        } finally {
+            release();
+        }
+    }
+
     /** rdma_connect(3): completes with ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR. */
     public void connect(ConnectionParameters parameters) {
         withConnParam("rdma_connect", parameters);

@@ -27,7 +27,6 @@ final class GuestRun {
     static GuestRun start(Path vmDir, Path share, String classPath) throws IOException, InterruptedException {
         deleteTree(share);
         Files.createDirectories(share);
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Path payload = share.resolve("payload.sh");
         Files.writeString(payload, String.join("\n",
             "#!/bin/bash",
@@ -36,18 +35,8 @@ final class GuestRun {
             "bash " + quote(vmDir.resolve("selfcheck.sh").toString()) + " > selfcheck.log 2>&1",
             "echo \"selfcheck exit $?\"",
             // MaxDirectMemorySize: the cap under which ChurnDeviceTest's connections must never be refused
-            "exec " + quote(java.toString()) + " -Xmx512m -XX:MaxDirectMemorySize=32m -XX:TieredStopAtLevel=1"
-                + " -XX:+UseSerialGC"
-                + " -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
-                + " -cp " + quote(classPath)
-                + " org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"
-                + " --include-tag device --fail-if-no-tests --reports-dir reports --details=tree --disable-banner"
-                // @Order on a test class puts it first or last (the device removal test runs last)
-                + " --config " + quote("junit.jupiter.testclass.order.default="
-                    + "org.junit.jupiter.api.ClassOrderer$OrderAnnotation")
-                + " --disable-ansi-colors",
+            "exec " + guestJava(share, classPath, "512m") + " " + consoleLauncher("device"),
             ""), StandardCharsets.UTF_8);
-        Files.createDirectories(share.resolve("tmp"));
         ProcessBuilder builder = new ProcessBuilder(vmDir.resolve("rdma-vm").toString(), "run", "--quiet",
             "--share", share.toString(), "--timeout", String.valueOf(GUEST_TIMEOUT_SECONDS), "--",
             "/bin/bash", payload.toString())
@@ -60,6 +49,29 @@ final class GuestRun {
             return new GuestRun(share, 124);
         }
         return new GuestRun(share, process.exitValue());
+    }
+
+    /**
+     * The guest JVM's command line up to the main class: C1 only and the serial GC (FACTS: TCG and C2), direct memory
+     * capped at 32 MB (the cap under which ChurnDeviceTest's connections must never be refused), temporary files in
+     * the share (created here).
+     */
+    static String guestJava(Path share, String classPath, String heap) throws IOException {
+        Files.createDirectories(share.resolve("tmp"));
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        return quote(java.toString()) + " -Xmx" + heap + " -XX:MaxDirectMemorySize=32m -XX:TieredStopAtLevel=1"
+            + " -XX:+UseSerialGC -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
+            + " -cp " + quote(classPath);
+    }
+
+    /** The console launcher's arguments: every test tagged {@code tag}, reports into ./reports. */
+    static String consoleLauncher(String tag) {
+        return "org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"
+            + " --include-tag " + tag + " --fail-if-no-tests --reports-dir reports --details=tree --disable-banner"
+            // @Order on a test class puts it first or last (the device removal test runs last)
+            + " --config " + quote("junit.jupiter.testclass.order.default="
+                + "org.junit.jupiter.api.ClassOrderer$OrderAnnotation")
+            + " --disable-ansi-colors";
     }
 
     /** {@code s} as one single-quoted shell word. */

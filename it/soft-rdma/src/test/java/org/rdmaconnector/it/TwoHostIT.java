@@ -3,51 +3,42 @@ package org.rdmaconnector.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * The two-host tier: {@code rdma-vm run2} boots two guests whose rxe0 devices sit on one virtual wire (10.1.0.1 and
- * 10.1.0.2), and rdma-core's {@code rdma_server} in guest a and {@code rdma_client -s 10.1.0.1} in guest b exchange a
- * message over RoCEv2 between two kernels. The client retries until the server listens (the guests boot
- * independently); everything is bounded, and a VM that does not report fails with both consoles' tails.
+ * 10.1.0.2), so traffic takes the RoCEv2 path through two kernels. First rdma-core's own rdma_server and rdma_client
+ * (the environment), then the connector: a {@code PeerAgent} in one guest, driven over a control connection by the
+ * tests of one tag in the other guest's JVM, whose results become tests here. The connecting sides retry until their
+ * peers listen (the guests boot independently); everything is bounded, and a guest that fails or goes silent fails
+ * the test with both consoles' tails.
  */
 class TwoHostIT {
-    /** Guest-side limit per payload; rdma-vm adds its boot allowance on top. */
-    private static final int GUEST_TIMEOUT_SECONDS = 150;
-    /** How long the client keeps retrying its connect, and the server waits for it. */
+    /** Guest-side limit for the rdma-core exchange; rdma-vm adds its boot allowance on top. */
+    private static final int TOOLS_TIMEOUT_SECONDS = 150;
+    /** How long rdma_client keeps retrying its connect, and rdma_server waits for it. */
     private static final int CONNECT_DEADLINE_SECONDS = 100;
+    /** Guest-side limit for a run of the connector's two-host tests. */
+    private static final int TESTS_TIMEOUT_SECONDS = 900 + Integer.getInteger("rdma.soak.seconds", 120);
 
     @Test
     void rdmaClientAndServerOnTwoKernels() throws Exception {
-        if (Boolean.getBoolean("skipSoftRdma")) {
-            String reason = "THE TWO-HOST VM TIER WAS SKIPPED (-DskipSoftRdma): no test ran across two kernels";
-            System.err.println("\n*** " + reason + " ***\n");
-            Assumptions.abort(reason);
-        }
-        Path vmDir = Path.of(System.getProperty("rdma.vm.dir"));
-        Path base = Path.of(System.getProperty("rdma.vm.twohost.share"));
-        GuestRun.deleteTree(base);
-        Path a = Files.createDirectories(base.resolve("a"));
-        Path b = Files.createDirectories(base.resolve("b"));
-        Path server = write(a.resolve("server.sh"),
-            "# guest a (written by TwoHostIT): one rdma_server connection, bounded",
-            "cd " + GuestRun.quote(a.toString()),
+        skipIfAsked();
+        TwoGuests run = TwoGuests.run(base().resolve("tools"), String.join("\n",
             "echo \"role=$RDMA_VM_ROLE self=$RDMA_VM_SELF peer=$RDMA_VM_PEER\"",
             "timeout " + CONNECT_DEADLINE_SECONDS + " rdma_server > server.out 2>&1",
             "rc=$?",
             "cat server.out",
-            "exit $rc");
-        Path client = write(b.resolve("client.sh"),
-            "# guest b (written by TwoHostIT): rdma_client to guest a, retried until the server listens",
-            "cd " + GuestRun.quote(b.toString()),
+            "exit $rc"), String.join("\n",
             "echo \"role=$RDMA_VM_ROLE self=$RDMA_VM_SELF peer=$RDMA_VM_PEER\"",
             "deadline=$((SECONDS + " + CONNECT_DEADLINE_SECONDS + "))",
             "n=0",
@@ -63,29 +54,10 @@ class TwoHostIT {
             "done",
             "echo \"no connection after $n attempts\" >> client.out",
             "cat client.out",
-            "exit 1");
-        Path log = base.resolve("rdma-vm.log");
-        long start = System.nanoTime();
-        Process process = new ProcessBuilder(vmDir.resolve("rdma-vm").toString(), "run2", "--quiet",
-            "--timeout", String.valueOf(GUEST_TIMEOUT_SECONDS), "--share-a", a.toString(), "--share-b", b.toString(),
-            "--", "/bin/bash", server.toString(), "--", "/bin/bash", client.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-        // rdma-vm's own host-side limit is the guest timeout + 120 s; this one only catches a hung script.
-        if (!process.waitFor(GUEST_TIMEOUT_SECONDS + 240, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            process.waitFor();
-            fail("rdma-vm run2 did not end in time; " + tails(base));
-        }
-        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        System.out.println("TwoHostIT: rdma-vm run2 took " + seconds + " s");
-
-        assertEquals(0, process.exitValue(), "rdma-vm run2 failed; " + tails(base));
-        assertEquals("0", read(a.resolve("exit-code")).strip(), "guest a's exit code; " + tails(base));
-        assertEquals("0", read(b.resolve("exit-code")).strip(), "guest b's exit code; " + tails(base));
-        String serverOut = read(a.resolve("server.out"));
-        String clientOut = read(b.resolve("client.out"));
+            "exit 1"), TOOLS_TIMEOUT_SECONDS);
+        assertEquals(0, run.exitCode(), "rdma-vm run2 failed; " + run.tails());
+        String serverOut = run.read("a", "server.out");
+        String clientOut = run.read("b", "client.out");
         assertTrue(serverOut.contains("rdma_server: start") && serverOut.contains("rdma_server: end 0"),
             "rdma_server did not complete its exchange:\n" + serverOut);
         assertTrue(clientOut.contains("rdma_client: start") && clientOut.contains("rdma_client: end 0"),
@@ -94,24 +66,75 @@ class TwoHostIT {
         assertTrue(clientOut.contains("10.1.0.1 lladdr"), "no neighbour entry for 10.1.0.1 on eth0:\n" + clientOut);
     }
 
-    private static Path write(Path file, String... lines) throws IOException {
-        return Files.writeString(file, "#!/bin/bash\n" + String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+    /** Interop both ways, 10,000 messages on a clean, lossy and delayed wire, a partition: WireDeviceTest. */
+    @TestFactory
+    Stream<DynamicNode> theConnectorAcrossTheWire() throws Exception {
+        skipIfAsked();
+        return agentAndTests("wire", "b");
     }
 
-    private static String read(Path file) throws IOException {
-        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "(no " + file + ")";
+    /**
+     * A peer host killed mid-stream: the tests in guest a ask rdma-vm to kill guest b's qemu and check what a's
+     * listener and pooled client do (PeerDeathDeviceTest).
+     */
+    @TestFactory
+    Stream<DynamicNode> aPeerHostKilledMidStream() throws Exception {
+        skipIfAsked();
+        return agentAndTests("peer-death", "a");
     }
 
-    private static String tails(Path base) throws IOException {
-        StringBuilder out = new StringBuilder("last lines of:\n");
-        for (Path file : List.of(base.resolve("rdma-vm.log"), base.resolve("a/console.log"),
-            base.resolve("b/console.log"))) {
-            if (Files.exists(file)) {
-                List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-                out.append("--- ").append(file).append(" ---\n");
-                all.subList(Math.max(0, all.size() - 40), all.size()).forEach(l -> out.append(l).append('\n'));
+    /**
+     * The seeded soak (SoakDeviceTest): {@code -Drdma.soak.seconds} (120 by default, as in CI) and
+     * {@code -Drdma.soak.seed} reach the guest's JVM.
+     */
+    @TestFactory
+    Stream<DynamicNode> aSeededSoak() throws Exception {
+        skipIfAsked();
+        return agentAndTests("soak", "b", "-Drdma.soak.seconds=" + Long.getLong("rdma.soak.seconds", 120)
+            + " -Drdma.soak.seed=" + Long.getLong("rdma.soak.seed", 20261201L));
+    }
+
+    /**
+     * Runs a {@code PeerAgent} in one guest and the tests tagged {@code tag} in the other ({@code testerRole}), and
+     * turns the tests' results into tests here.
+     */
+    private static Stream<DynamicNode> agentAndTests(String tag, String testerRole, String... testerJvmArgs)
+        throws Exception {
+        Path base = base().resolve(tag);
+        String classPath = System.getProperty("java.class.path");
+        String agent = "exec " + GuestRun.guestJava(base.resolve(testerRole.equals("a") ? "b" : "a"), classPath,
+            "256m") + " org.rdmaconnector.verbs.device.PeerAgent \"$RDMA_VM_SELF\" " + TESTS_TIMEOUT_SECONDS;
+        String tests = "exec " + GuestRun.guestJava(base.resolve(testerRole), classPath, "384m") + " "
+            + String.join(" ", testerJvmArgs) + " " + GuestRun.consoleLauncher(tag);
+        TwoGuests run = testerRole.equals("a")
+            ? TwoGuests.run(base, tests, agent, TESTS_TIMEOUT_SECONDS)
+            : TwoGuests.run(base, agent, tests, TESTS_TIMEOUT_SECONDS);
+        List<DynamicNode> nodes = new ArrayList<>();
+        List<GuestResults.Case> cases = GuestResults.read(run.share(testerRole).resolve("reports"));
+        nodes.add(dynamicTest("both guests ran and ended cleanly", () -> {
+            if (cases.isEmpty()) {
+                fail("no test reports from guest " + testerRole + " (rdma-vm run2 exit " + run.exitCode() + "); "
+                    + run.tails());
             }
+            assertEquals(0, run.exitCode(), "rdma-vm run2 (the agent checks it left nothing when it quits); "
+                + run.tails());
+        }));
+        for (GuestResults.Case c : cases) {
+            nodes.add(dynamicTest("guest " + testerRole + ": " + c.className().replaceFirst("^.*\\.", "") + "."
+                + c.name(), c::replay));
         }
-        return out.toString();
+        return nodes.stream();
+    }
+
+    private static Path base() {
+        return Path.of(System.getProperty("rdma.vm.twohost.share"));
+    }
+
+    private static void skipIfAsked() {
+        if (Boolean.getBoolean("skipSoftRdma")) {
+            String reason = "THE TWO-HOST VM TIER WAS SKIPPED (-DskipSoftRdma): no test ran across two kernels";
+            System.err.println("\n*** " + reason + " ***\n");
+            Assumptions.abort(reason);
+        }
     }
 }

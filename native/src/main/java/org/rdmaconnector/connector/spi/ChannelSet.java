@@ -219,6 +219,9 @@ public final class ChannelSet implements AutoCloseable {
                 RdmaEndpoint.MAX_STAGED_MESSAGE, settings.maxSendWr(), settings.maxRecvWr());
             RcConnection rc = endpoint.connection;
             queues.route(rc.qpNumber(), rc::complete);
+            if (settings.ackTimeout() != 0) {
+                endpoint.id.setAckTimeout(settings.ackTimeout());
+            }
             endpoint.id.connect(ConnectionParameters.defaults());
             endpoint.expect(CmEventType.ESTABLISHED, "rdma_connect", deadline);
             return endpoint;

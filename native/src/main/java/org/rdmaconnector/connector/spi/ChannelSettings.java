@@ -15,9 +15,12 @@ import java.util.List;
  * @param maxRecvWr receive work requests per queue pair
  * @param maxInlineData a staged message up to this many bytes is sent inline (IBV_SEND_INLINE); 0 never
  * @param maxRegisteredBytes the limit on memory registered through one set (its endpoints' slots included)
+ * @param ackTimeout the queue pairs' local ACK timeout, 4.096 us x 2^ackTimeout, after which a packet the peer did
+ *     not acknowledge is sent again (rdma_set_option(3) RDMA_OPTION_ID_ACK_TIMEOUT); 0 leaves the RDMA CM's choice
+ *     (on RoCE about half a second, so every lost packet costs that long)
  */
 public record ChannelSettings(String deviceName, int portNumber, int cqDepth, int completionVector, int maxSendWr,
-                              int maxRecvWr, int maxInlineData, long maxRegisteredBytes) {
+                              int maxRecvWr, int maxInlineData, long maxRegisteredBytes, int ackTimeout) {
     /** Default PortNumber. */
     public static final int DEFAULT_PORT_NUMBER = 1;
     /** Default CqDepth: the default MaxSendWr plus MaxRecvWr of two endpoints. */
@@ -32,15 +35,30 @@ public record ChannelSettings(String deviceName, int portNumber, int cqDepth, in
     public static final int DEFAULT_MAX_INLINE_DATA = 0;
     /** Default MaxRegisteredBytes: 64 MiB. */
     public static final long DEFAULT_MAX_REGISTERED_BYTES = 64L << 20;
+    /** Default AckTimeout: 0, the RDMA CM's own. */
+    public static final int DEFAULT_ACK_TIMEOUT = 0;
 
     /** The defaults: the first active device and the {@code DEFAULT_*} values. */
     public static final ChannelSettings DEFAULTS = new ChannelSettings(null, DEFAULT_PORT_NUMBER, DEFAULT_CQ_DEPTH,
         DEFAULT_COMPLETION_VECTOR, DEFAULT_MAX_SEND_WR, DEFAULT_MAX_RECV_WR, DEFAULT_MAX_INLINE_DATA,
-        DEFAULT_MAX_REGISTERED_BYTES);
+        DEFAULT_MAX_REGISTERED_BYTES, DEFAULT_ACK_TIMEOUT);
 
     /** Normalizes an empty device name to null (the first active device). */
     public ChannelSettings {
         deviceName = deviceName == null || deviceName.isBlank() ? null : deviceName.trim();
+    }
+
+    /** Settings with AckTimeout at its default. */
+    public ChannelSettings(String deviceName, int portNumber, int cqDepth, int completionVector, int maxSendWr,
+                           int maxRecvWr, int maxInlineData, long maxRegisteredBytes) {
+        this(deviceName, portNumber, cqDepth, completionVector, maxSendWr, maxRecvWr, maxInlineData,
+            maxRegisteredBytes, DEFAULT_ACK_TIMEOUT);
+    }
+
+    /** These settings with {@code value} as AckTimeout. */
+    public ChannelSettings withAckTimeout(int value) {
+        return new ChannelSettings(deviceName, portNumber, cqDepth, completionVector, maxSendWr, maxRecvWr,
+            maxInlineData, maxRegisteredBytes, value);
     }
 
     /** Every problem of these settings, each naming its property; empty when valid. */
@@ -52,6 +70,7 @@ public record ChannelSettings(String deviceName, int portNumber, int cqDepth, in
         SettingProblem.checkRange(problems, "MaxSendWr", maxSendWr, 1, 65_536);
         SettingProblem.checkRange(problems, "MaxRecvWr", maxRecvWr, 1, 65_536);
         SettingProblem.checkRange(problems, "MaxInlineData", maxInlineData, 0, 65_536);
+        SettingProblem.checkRange(problems, "AckTimeout", ackTimeout, 0, 31);
         if (maxRegisteredBytes < 1) {
             problems.add(new SettingProblem("MaxRegisteredBytes", "MaxRegisteredBytes must be positive, was "
                 + maxRegisteredBytes));

@@ -76,6 +76,9 @@ final class CmWire implements ConnectionWire {
 
     @Override
     public void accept() {
+        if (settings.ackTimeout() != 0) {
+            id.setAckTimeout(settings.ackTimeout());
+        }
         id.accept(ConnectionParameters.defaults());
     }
 

@@ -27,11 +27,14 @@ import org.rdmaconnector.connector.AcceptPolicy;
  *     idle connections forever
  * @param deliveryAttempts attempts of one delivery to an endpoint that throws (or rolls back), after which it is
  *     counted and logged as undeliverable; an endpoint that is unavailable is waited for without using attempts
+ * @param ackTimeout the accepted queue pairs' local ACK timeout, 4.096 us x 2^ackTimeout, after which a packet
+ *     the peer did not acknowledge is sent again (rdma_set_option(3) RDMA_OPTION_ID_ACK_TIMEOUT); 0 leaves the
+ *     RDMA CM's choice (on RoCE about half a second), which makes every lost packet cost that long
  */
 public record ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy,
                                List<Cidr> allowedPeers, int receiveBufferCount, int receiveBufferSize,
                                int maxConcurrentDeliveries, int maxConnections, int maxConnectionsPerPeer,
-                               int idleTimeoutSeconds, int deliveryAttempts) {
+                               int idleTimeoutSeconds, int deliveryAttempts, int ackTimeout) {
     /** Default Backlog. */
     public static final int DEFAULT_BACKLOG = 16;
     /** Default AcceptPolicy. */
@@ -50,19 +53,21 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     public static final int DEFAULT_IDLE_TIMEOUT_SECONDS = 600;
     /** Default DeliveryAttempts. */
     public static final int DEFAULT_DELIVERY_ATTEMPTS = 3;
+    /** Default AckTimeout: 0, the RDMA CM's own. */
+    public static final int DEFAULT_ACK_TIMEOUT = 0;
 
     /** An empty or null peer list allows all peers. */
     public ListenerSettings {
         allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
     }
 
-    /** Settings with IdleTimeoutSeconds and DeliveryAttempts at their defaults. */
+    /** Settings with IdleTimeoutSeconds, DeliveryAttempts and AckTimeout at their defaults. */
     public ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy, List<Cidr> allowedPeers,
                             int receiveBufferCount, int receiveBufferSize, int maxConcurrentDeliveries,
                             int maxConnections, int maxConnectionsPerPeer) {
         this(address, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount, receiveBufferSize,
             maxConcurrentDeliveries, maxConnections, maxConnectionsPerPeer, DEFAULT_IDLE_TIMEOUT_SECONDS,
-            DEFAULT_DELIVERY_ATTEMPTS);
+            DEFAULT_DELIVERY_ATTEMPTS, DEFAULT_ACK_TIMEOUT);
     }
 
     /**
@@ -111,6 +116,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         SettingProblem.checkRange(problems, "MaxConnectionsPerPeer", maxConnectionsPerPeer, 1, 65_535);
         SettingProblem.checkRange(problems, "IdleTimeoutSeconds", idleTimeoutSeconds, 0, 31_536_000);
         SettingProblem.checkRange(problems, "DeliveryAttempts", deliveryAttempts, 1, 1000);
+        SettingProblem.checkRange(problems, "AckTimeout", ackTimeout, 0, 31);
         if (2L * receiveBufferCount * receiveBufferSize > (1L << 30)) {
             problems.add(new SettingProblem("ReceiveBufferCount", "ReceiveBufferCount x ReceiveBufferSize ("
                 + receiveBufferCount + " x " + receiveBufferSize
@@ -175,7 +181,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     private ListenerSettings shared() {
         String canonical = Cidr.literal(address) == null ? address.trim() : Cidr.canonical(address);
         return new ListenerSettings(canonical, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
-            receiveBufferSize, 1, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, 1);
+            receiveBufferSize, 1, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, 1, ackTimeout);
     }
 
     /**
@@ -196,6 +202,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         private Integer maxConnectionsPerPeer;
         private Integer idleTimeoutSeconds;
         private Integer deliveryAttempts;
+        private Integer ackTimeout;
 
         private Builder() {
         }
@@ -272,6 +279,12 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
             return this;
         }
 
+        /** AckTimeout: 4.096 us x 2^value; 0 leaves the RDMA CM's choice. */
+        public Builder ackTimeout(Integer value) {
+            ackTimeout = value;
+            return this;
+        }
+
         /** Every problem, each naming its property; empty when {@link #build()} succeeds. */
         public List<SettingProblem> problems() {
             List<SettingProblem> parsing = new ArrayList<>();
@@ -314,7 +327,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
                 or(maxConcurrentDeliveries, DEFAULT_MAX_CONCURRENT_DELIVERIES),
                 or(maxConnections, DEFAULT_MAX_CONNECTIONS),
                 or(maxConnectionsPerPeer, DEFAULT_MAX_CONNECTIONS_PER_PEER),
-                or(idleTimeoutSeconds, DEFAULT_IDLE_TIMEOUT_SECONDS), or(deliveryAttempts, DEFAULT_DELIVERY_ATTEMPTS));
+                or(idleTimeoutSeconds, DEFAULT_IDLE_TIMEOUT_SECONDS), or(deliveryAttempts, DEFAULT_DELIVERY_ATTEMPTS),
+                or(ackTimeout, DEFAULT_ACK_TIMEOUT));
         }
     }
 }

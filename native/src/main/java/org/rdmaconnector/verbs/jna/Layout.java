@@ -156,6 +156,8 @@ public final class Layout {
     public static final int AF_INET6 = def("const.AF_INET6", 10);
     public static final int RDMA_PS_TCP = def("const.RDMA_PS_TCP", 262);
     public static final int RDMA_PS_UDP = def("const.RDMA_PS_UDP", 273);
+    public static final int RDMA_OPTION_ID = def("const.RDMA_OPTION_ID", 0);
+    public static final int RDMA_OPTION_ID_ACK_TIMEOUT = def("const.RDMA_OPTION_ID_ACK_TIMEOUT", 3);
     public static final int IBV_QPT_RC = def("const.IBV_QPT_RC", 2);
     public static final int IBV_QPT_UD = def("const.IBV_QPT_UD", 4);
     public static final int IBV_ACCESS_LOCAL_WRITE = def("const.IBV_ACCESS_LOCAL_WRITE", 1);
@@ -170,6 +172,7 @@ public final class Layout {
     public static final int IBV_SEND_INLINE = def("const.IBV_SEND_INLINE", 8);
     public static final int IBV_WC_SUCCESS = def("const.IBV_WC_SUCCESS", 0);
     public static final int IBV_WC_WR_FLUSH_ERR = def("const.IBV_WC_WR_FLUSH_ERR", 5);
+    public static final int IBV_WC_RETRY_EXC_ERR = def("const.IBV_WC_RETRY_EXC_ERR", 12);
     public static final int IBV_WC_SEND = def("const.IBV_WC_SEND", 0);
     public static final int IBV_WC_RDMA_WRITE = def("const.IBV_WC_RDMA_WRITE", 1);
     public static final int IBV_WC_RDMA_READ = def("const.IBV_WC_RDMA_READ", 2);

@@ -79,4 +79,7 @@ public final class RdmaCma {
     public static native long rdma_event_str(int event);
 
     public static native int rdma_migrate_id(long id, long channel);
+
+    // int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+    public static native int rdma_set_option(long id, int level, int optname, long optval, long optlen);
 }

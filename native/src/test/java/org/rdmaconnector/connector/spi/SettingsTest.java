@@ -30,6 +30,19 @@ class SettingsTest {
     }
 
     @Test
+    void theAckTimeoutIsAnExponentFrom0To31() {
+        assertEquals(0, ChannelSettings.DEFAULTS.ackTimeout(), "0: the RDMA CM's own");
+        assertEquals(List.of(), ChannelSettings.DEFAULTS.withAckTimeout(31).problems());
+        assertEquals(List.of(new SettingProblem("AckTimeout", "AckTimeout must be from 0 to 31, was 32")),
+            ChannelSettings.DEFAULTS.withAckTimeout(32).problems());
+        assertEquals(14, ListenerSettings.builder().address("10.0.0.1").port(1).ackTimeout(14).build().ackTimeout());
+        assertEquals(List.of(new SettingProblem("AckTimeout", "AckTimeout must be from 0 to 31, was -1")),
+            ListenerSettings.builder().address("10.0.0.1").port(1).ackTimeout(-1).problems());
+        assertFalse(ListenerSettings.builder().address("10.0.0.1").port(1).ackTimeout(14).build().sharesListenerWith(
+            ListenerSettings.builder().address("10.0.0.1").port(1).build()), "the accepted ids differ: not shared");
+    }
+
+    @Test
     void listenerSettingsFromActivationSpecValues() {
         ListenerSettings s = ListenerSettings.of("10.0.0.1", 7471, null, "endpoint-decides", "10.0.0.0/24, fd00::/8",
             null, null, null);

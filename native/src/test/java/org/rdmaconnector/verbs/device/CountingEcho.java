@@ -1,0 +1,113 @@
+package org.rdmaconnector.verbs.device;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.ConnectionEvent;
+import org.rdmaconnector.connector.InboundConnection;
+import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.EndpointSink;
+import org.rdmaconnector.verbs.CmEventType;
+
+/**
+ * An endpoint that sends every message back on its connection and counts instead of recording (tens of thousands of
+ * messages pass): receives, whether each connection's came in sequence, and connections that failed (a DISCONNECTED
+ * with a non-zero status: the CM's own after the peer stopped answering). Or, made by {@link #greeting}, one that
+ * speaks first and answers nothing, as ucmatose's server does (its client waits for messages before it sends).
+ */
+final class CountingEcho implements EndpointSink {
+    final AtomicLong receives = new AtomicLong();
+    final AtomicLong failures = new AtomicLong();
+    final AtomicLong outOfSequence = new AtomicLong();
+    final List<String> failureEvents = new CopyOnWriteArrayList<>();
+    private final Map<InboundConnection, Long> lastSequence = new ConcurrentHashMap<>();
+    private final int greetings;
+    private final int greetingSize;
+    private volatile Activation activation;
+    private volatile long delayMillis;
+
+    /** An echo. */
+    CountingEcho() {
+        this(0, 0);
+    }
+
+    private CountingEcho(int greetings, int greetingSize) {
+        this.greetings = greetings;
+        this.greetingSize = greetingSize;
+    }
+
+    /** An endpoint that sends {@code count} messages of {@code size} bytes once a connection is established. */
+    static CountingEcho greeting(int count, int size) {
+        return new CountingEcho(count, size);
+    }
+
+    /** The activation whose figures {@link #stats()} adds. */
+    void activation(Activation activation) {
+        this.activation = activation;
+    }
+
+    /** Makes each delivery take {@code millis} longer (a slow endpoint); 0 for none. */
+    void delay(long millis) {
+        delayMillis = millis;
+    }
+
+    /** {@code name=number} pairs for people and for {@link Peer#numbers}. */
+    String stats() {
+        return "connections=" + activation.connectionCount() + " receives=" + receives + " failures=" + failures
+            + " outOfSequence=" + outOfSequence + " undeliverable=" + activation.undeliverable() + " errors="
+            + activation.errors() + " failureEvents=" + failureEvents;
+    }
+
+    @Override
+    public String name() {
+        return "counting-echo";
+    }
+
+    @Override
+    public boolean receivesCmEvents() {
+        return true;
+    }
+
+    @Override
+    public boolean receivesCompletions() {
+        return true;
+    }
+
+    @Override
+    public void deliver(ConnectionEvent event) {
+        if (event.type() == CmEventType.ESTABLISHED) {
+            for (int i = 0; i < greetings; i++) {
+                event.connection().send(new byte[greetingSize]);
+            }
+        }
+        if (event.type() == CmEventType.DISCONNECTED) {
+            lastSequence.remove(event.connection());
+            if (event.status() != 0) {
+                failures.incrementAndGet();
+                failureEvents.add("DISCONNECTED(" + event.status() + ")");
+            }
+        }
+    }
+
+    @Override
+    public void deliver(MessageCompletion c) throws InterruptedException {
+        long delay = delayMillis;
+        if (delay > 0) {
+            Thread.sleep(delay); // a slow endpoint, by design
+        }
+        if (!c.isReceive() || !c.isSuccess()) {
+            return;
+        }
+        if (greetings == 0) {
+            c.connection().send(c.data()); // first: if it throws, the delivery is attempted again
+        }
+        Long last = lastSequence.put(c.connection(), c.sequence());
+        if (c.sequence() != (last == null ? 1 : last + 1)) {
+            outOfSequence.incrementAndGet();
+        }
+        receives.incrementAndGet();
+    }
+}

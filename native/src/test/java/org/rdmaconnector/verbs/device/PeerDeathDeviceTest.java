@@ -1,0 +1,122 @@
+package org.rdmaconnector.verbs.device;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.connector.spi.Pool;
+import org.rdmaconnector.connector.spi.PooledConnections;
+import org.rdmaconnector.verbs.TestProbes;
+import org.rdmaconnector.verbs.jna.Layout;
+
+/**
+ * A peer host killed mid-stream (guest a of {@code rdma-vm run2}; the host kills guest b's qemu when this test asks,
+ * so b says nothing more on the wire). Before: b streams messages to this guest's listener and holds a second,
+ * trickling connection to it, and this guest's pooled client streams to b's listener. After:
+ * <ul>
+ *   <li>the client's requests in flight complete with an error, the cause named (transport retry counter
+ *       exceeded), never not at all;</li>
+ *   <li>the listener reclaims both of b's connections (a failing send, and the liveness rule for the one that
+ *       only waits), and its endpoint sees each end as a failed DISCONNECTED;</li>
+ *   <li>the pooled handle closes without hanging, and the next borrow connects and echoes;</li>
+ *   <li>fds, the kernel's RDMA objects and direct memory are back to where they were.</li>
+ * </ul>
+ */
+@Tag("peer-death")
+@Timeout(600)
+class PeerDeathDeviceTest {
+    private static final int PORT = 7471;
+    /** The listener's liveness rule for b's trickling connection. */
+    private static final int IDLE_SECONDS = 6;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    @Test
+    void aPeerKilledMidStreamIsReclaimedAndNothingIsLeft() throws Exception {
+        try (Peer peer = Peer.connect(Duration.ofSeconds(180))) {
+            peer.call("listen " + PORT + " 600 0");
+            Baseline before = Baseline.now();
+            try (ConnectorStack stack = new ConnectorStack();
+                 PooledConnections pool = new PooledConnections(ChannelSettings.DEFAULTS,
+                     new Pool.Settings(0, 1, Duration.ofMinutes(1), Duration.ofSeconds(5)), stack.devices,
+                     stack.engine, (task, delay) -> () -> { })) {
+                CountingEcho echo = new CountingEcho();
+                Activation listener = stack.hub.activate(ListenerSettings.builder().address(Peer.SELF).port(PORT)
+                    .idleTimeoutSeconds(IDLE_SECONDS).build(), echo);
+                echo.activation(listener);
+                await("listening", () -> listener.state() == Activation.State.LISTENING);
+                peer.call("stream " + Peer.SELF + " " + PORT);
+                peer.call("trickle " + Peer.SELF + " " + PORT);
+
+                RdmaConnection handle = pool.getConnection();
+                RdmaEndpoint out = handle.connect(new InetSocketAddress(Peer.ADDRESS, PORT), Duration.ofSeconds(20));
+                EchoStream stream = new EchoStream(out, 1, 1024, TIMEOUT);
+                CompletableFuture<Throwable> outbound = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        stream.runUntil(() -> false);
+                        return null;
+                    } catch (Throwable t) {
+                        return t;
+                    }
+                });
+                await("mid-stream both ways", () -> listener.connectionCount() == 2 && echo.receives.get() > 300
+                    && stream.echoed() > 300);
+
+                Path share = Path.of(System.getenv("RDMA_VM_SHARE"));
+                long killed = System.nanoTime();
+                Files.createFile(share.resolve("kill-peer"));
+                await("the host killed guest b", () -> Files.exists(share.resolve("kill-peer.done")));
+                System.out.println("PeerDeathDeviceTest: guest b killed after " + echo.receives + " messages in, "
+                    + stream.echoed() + " out");
+
+                Throwable ended = outbound.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                System.out.println("PeerDeathDeviceTest: the outbound stream ended " + millisSince(killed)
+                    + " ms after the kill: " + ended);
+                EchoStream.Broken broken = assertInstanceOf(EchoStream.Broken.class, ended);
+                assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, broken.cause.status(), broken.getMessage());
+                assertEquals("transport retry counter exceeded", broken.cause.statusText());
+
+                await("both of b's connections reclaimed", () -> listener.connectionCount() == 0);
+                System.out.println("PeerDeathDeviceTest: the listener reclaimed b's connections "
+                    + millisSince(killed) + " ms after the kill; " + echo.stats());
+                assertEquals(2, echo.failures.get(), "each connection's end reached the endpoint as a failure: "
+                    + echo.stats());
+                assertEquals(0, echo.outOfSequence.get(), echo.stats());
+
+                long closing = System.nanoTime();
+                handle.close();
+                System.out.println("PeerDeathDeviceTest: the handle closed in " + millisSince(closing) + " ms");
+                try (RdmaConnection next = pool.getConnection()) {
+                    RdmaEndpoint again = next.connect(new InetSocketAddress(Peer.SELF, PORT), Duration.ofSeconds(20));
+                    assertEquals(100, new EchoStream(again, 2, 1024, TIMEOUT).run(100).messages());
+                }
+                System.out.println("PeerDeathDeviceTest: pool " + pool.counters());
+                assertEquals(0, pool.counters().borrowed(), pool.counters().toString());
+                listener.close();
+            }
+            before.awaitBack(TIMEOUT);
+            System.out.println("PeerDeathDeviceTest: back to " + before);
+        }
+    }
+
+    private static long millisSince(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    private static void await(String what, java.util.function.BooleanSupplier condition)
+        throws InterruptedException {
+        TestProbes.await(what, TIMEOUT, condition);
+    }
+}
