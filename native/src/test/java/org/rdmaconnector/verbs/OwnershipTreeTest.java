@@ -140,4 +140,41 @@ class OwnershipTreeTest {
         caller.join(5000);
         assertEquals(List.of("node"), destroyed);
     }
+
+    @Test
+    void tryAcquireEntersAnOpenObjectAndNeverWaitsForNorPassesAClose() throws Exception {
+        // what CmId.toString reads native memory under: never after close, never while a close waits, never blocking
+        Node node = new Node("node");
+        assertTrue(node.tryAcquire());
+        node.release();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch finishCall = new CountDownLatch(1);
+        Thread caller = new Thread(() -> {
+            node.acquire();
+            try {
+                inCall.countDown();
+                finishCall.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                node.release();
+            }
+        });
+        caller.start();
+        assertTrue(inCall.await(5, TimeUnit.SECONDS));
+        Thread closer = new Thread(node::close);
+        closer.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (closer.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.WAITING, closer.getState(), "close waits for the call in progress");
+        assertFalse(node.isClosed());
+        assertFalse(node.tryAcquire(), "not entered while a close waits (the object is about to be freed)");
+        finishCall.countDown();
+        closer.join(5000);
+        caller.join(5000);
+        assertTrue(node.isClosed());
+        assertFalse(node.tryAcquire(), "not entered once closed");
+    }
 }
