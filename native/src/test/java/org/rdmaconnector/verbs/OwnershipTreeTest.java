@@ -111,16 +111,14 @@ class OwnershipTreeTest {
         assertTrue(channel.isClosed());
     }
 
-    @Test
-    void closeWaitsForACallInProgress() throws Exception {
-        Node node = new Node("node");
+    /** A thread inside a call on {@code node} until {@code finish} counts down; returns once it is in. */
+    private static Thread callInProgress(Node node, CountDownLatch finish) throws InterruptedException {
         CountDownLatch inCall = new CountDownLatch(1);
-        CountDownLatch finishCall = new CountDownLatch(1);
         Thread caller = new Thread(() -> {
             node.acquire();
             try {
                 inCall.countDown();
-                finishCall.await();
+                finish.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
@@ -129,6 +127,14 @@ class OwnershipTreeTest {
         });
         caller.start();
         assertTrue(inCall.await(5, TimeUnit.SECONDS));
+        return caller;
+    }
+
+    @Test
+    void closeWaitsForACallInProgress() throws Exception {
+        Node node = new Node("node");
+        CountDownLatch finishCall = new CountDownLatch(1);
+        Thread caller = callInProgress(node, finishCall);
         Thread closer = new Thread(node::close);
         closer.start();
         closer.join(200);
@@ -147,21 +153,8 @@ class OwnershipTreeTest {
         Node node = new Node("node");
         assertTrue(node.tryAcquire());
         node.release();
-        CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch finishCall = new CountDownLatch(1);
-        Thread caller = new Thread(() -> {
-            node.acquire();
-            try {
-                inCall.countDown();
-                finishCall.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                node.release();
-            }
-        });
-        caller.start();
-        assertTrue(inCall.await(5, TimeUnit.SECONDS));
+        Thread caller = callInProgress(node, finishCall);
         Thread closer = new Thread(node::close);
         closer.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

@@ -182,8 +182,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     public void discard(Throwable cause) {
         if (discardedFor == null) {
             discardedFor = cause;
+            LOG.log(Level.WARNING, () -> this + " is discarded: " + cause);
         }
-        LOG.log(Level.WARNING, () -> this + " is discarded: " + cause);
     }
 
     /** Where fatal async events of this set's device and port go (once each, on a delivery thread). */
@@ -320,26 +320,17 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
      * are dead), then destroyed.
      */
     public void cleanup() {
-        RuntimeException failure = null;
-        try {
-            Disconnects.closeAll(byId.values().stream().filter(Outbound::claimClose).toList(), DISCONNECT_WAIT);
-        } catch (RuntimeException e) { // an endpoint that could not be destroyed: the regions are freed all the same
-            discard(e);
-            failure = e;
-        }
+        AutoCloseableStack made = new AutoCloseableStack(); // newest first: the endpoints, then the regions
         for (MemoryRegion region : List.copyOf(regions)) {
-            try {
-                deregister(region);
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
+            made.push(() -> deregister(region));
         }
-        if (failure != null) {
-            throw failure;
+        List<Outbound> endpoints = byId.values().stream().filter(Outbound::claimClose).toList();
+        made.push(() -> Disconnects.closeAll(endpoints, DISCONNECT_WAIT));
+        try {
+            made.closeAll(null); // each is freed even when another fails
+        } catch (RuntimeException e) {
+            discard(e);
+            throw e;
         }
     }
 

@@ -175,35 +175,22 @@ public final class ConnectionHandle implements RdmaConnection {
      * discards the set and returns the first failure (the others suppressed in it).
      */
     private RuntimeException release(Target s) {
-        RuntimeException failure = null;
+        AutoCloseableStack made = new AutoCloseableStack(); // newest first: the endpoints, then the regions
+        for (MemoryRegion region : List.copyOf(regions)) {
+            made.push(() -> s.deregister(region));
+        }
         for (RdmaEndpoint endpoint : List.copyOf(endpoints)) {
-            try {
-                endpoint.close();
-            } catch (RuntimeException e) {
-                failure = collect(failure, e);
-            }
+            made.push(endpoint::close);
         }
         endpoints.clear();
-        for (MemoryRegion region : List.copyOf(regions)) {
-            try {
-                s.deregister(region);
-            } catch (RuntimeException e) {
-                failure = collect(failure, e);
-            }
-        }
         regions.clear();
-        if (failure != null) {
-            s.discard(failure);
+        try {
+            made.closeAll(null);
+            return null;
+        } catch (RuntimeException e) {
+            s.discard(e);
+            return e;
         }
-        return failure;
-    }
-
-    private static RuntimeException collect(RuntimeException first, RuntimeException next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
     }
 
     /**

@@ -107,7 +107,8 @@ final class Listener implements Deliveries {
             LOG.log(Level.WARNING, "RDMA listener on " + settings.address() + ":" + settings.port() + " for "
                 + names() + ": " + lost + "; it listens again");
             try {
-                scheduler.schedule(() -> relisten(lostId, lost), Duration.ZERO);
+                scheduler.schedule(() -> relisten(lostId, lost + "; what the listener held is released"),
+                    Duration.ZERO);
             } catch (RuntimeException e) { // the container's timer is gone: the runtime is closing
                 LOG.log(Level.DEBUG, "cannot schedule listening again", e);
             }
@@ -285,7 +286,7 @@ final class Listener implements Deliveries {
      * are no longer read ({@link #state()}): frees all it holds, so the kernel can finish a removal, and waits to
      * listen again. Runs off the delivery thread of the CM events, as it closes their registration.
      */
-    private void relisten(CmId from, String why) {
+    private void relisten(CmId from, String reason) {
         Registration registration;
         EventChannel channel;
         synchronized (this) {
@@ -299,12 +300,12 @@ final class Listener implements Deliveries {
             listenId = null;
             starting = true; // no other start until this one is through
             state = Activation.State.WAITING_FOR_DEVICE;
-            detail = "waiting: " + why + "; releasing what it holds";
+            detail = "waiting: releasing what it holds (" + reason + ")";
         }
         try {
             release(registration, channel);
         } finally {
-            waitAndRetry(new IllegalStateException(why + "; what the listener held is released"));
+            waitAndRetry(new IllegalStateException(reason));
         }
     }
 
@@ -374,7 +375,7 @@ final class Listener implements Deliveries {
         if (event.type() == CmEventType.DEVICE_REMOVAL) {
             // the listening id's, or that of a connection already destroyed (after DISCONNECTED, say)
             scheduler.schedule(() -> {
-                relisten(id, "its device was removed (DEVICE_REMOVAL)");
+                relisten(id, "its device was removed (DEVICE_REMOVAL); what the listener held on it is released");
                 releaseUnusedDevices();
             }, Duration.ZERO);
         } else if (event.type() == CmEventType.ADDR_CHANGE) {
