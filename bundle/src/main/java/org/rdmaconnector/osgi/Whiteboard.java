@@ -41,6 +41,11 @@ public final class Whiteboard {
      * {@value ListenerSettings#DEFAULT_DELIVERY_ATTEMPTS}).
      */
     public static final String DELIVERY_ATTEMPTS = "rdma.deliveryAttempts";
+    /**
+     * The accepted queue pairs' ACK timeout, 4.096 us x 2^value before an unacknowledged packet is sent again
+     * (default {@value ListenerSettings#DEFAULT_ACK_TIMEOUT}: the RDMA CM's choice; 0 to 31).
+     */
+    public static final String ACK_TIMEOUT = "rdma.ackTimeout";
 
     private Whiteboard() {
     }

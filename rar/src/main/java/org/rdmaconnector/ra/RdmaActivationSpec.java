@@ -27,6 +27,7 @@ public class RdmaActivationSpec implements ActivationSpec {
     private Integer maxConnectionsPerPeer;
     private Integer idleTimeoutSeconds;
     private Integer deliveryAttempts;
+    private Integer ackTimeout;
     private ResourceAdapter resourceAdapter;
 
     /**
@@ -39,7 +40,7 @@ public class RdmaActivationSpec implements ActivationSpec {
             .acceptPolicy(acceptPolicy).allowedPeers(allowedPeers).receiveBufferCount(receiveBufferCount)
             .receiveBufferSize(receiveBufferSize).maxConcurrentDeliveries(maxConcurrentDeliveries)
             .maxConnections(maxConnections).maxConnectionsPerPeer(maxConnectionsPerPeer)
-            .idleTimeoutSeconds(idleTimeoutSeconds).deliveryAttempts(deliveryAttempts);
+            .idleTimeoutSeconds(idleTimeoutSeconds).deliveryAttempts(deliveryAttempts).ackTimeout(ackTimeout);
         List<SettingProblem> problems = builder.problems();
         if (!problems.isEmpty()) {
             throw InvalidProperties.exception("invalid RDMA activation", problems, RdmaActivationSpec.class);
@@ -186,6 +187,18 @@ public class RdmaActivationSpec implements ActivationSpec {
 
     public void setDeliveryAttempts(Integer deliveryAttempts) {
         this.deliveryAttempts = deliveryAttempts;
+    }
+
+    /**
+     * The accepted queue pairs' ACK timeout: an unacknowledged packet is sent again after 4.096 us x 2^value
+     * (default {@value ListenerSettings#DEFAULT_ACK_TIMEOUT}, the RDMA CM's choice; from 0 to 31).
+     */
+    public Integer getAckTimeout() {
+        return ackTimeout;
+    }
+
+    public void setAckTimeout(Integer ackTimeout) {
+        this.ackTimeout = ackTimeout;
     }
 
     @Override

@@ -51,9 +51,9 @@ public final class RdmaManagedConnection implements ManagedConnection {
         return factory;
     }
 
-    /** Whether its set is open and has seen no fatal event. */
+    /** Whether its set may be lent again ({@link org.rdmaconnector.connector.spi.ChannelSet#isHealthy}). */
     boolean isHealthy() {
-        return !set.isClosed() && set.fatalEvent() == null;
+        return set.isHealthy();
     }
 
     /** The channel set (for tests and diagnostics). */

@@ -36,6 +36,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
     private Integer maxRecvWr;
     private Integer maxInlineData;
     private Long maxRegisteredBytes;
+    private Integer ackTimeout;
     private transient RdmaResourceAdapter resourceAdapter;
     private transient PrintWriter logWriter;
 
@@ -45,7 +46,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         return new ChannelSettings(deviceName, or(portNumber, d.portNumber()), or(cqDepth, d.cqDepth()),
             or(completionVector, d.completionVector()), or(maxSendWr, d.maxSendWr()), or(maxRecvWr, d.maxRecvWr()),
             or(maxInlineData, d.maxInlineData()), maxRegisteredBytes == null ? d.maxRegisteredBytes()
-            : maxRegisteredBytes);
+            : maxRegisteredBytes, or(ackTimeout, d.ackTimeout()));
     }
 
     private static int or(Integer value, int otherwise) {
@@ -225,6 +226,16 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
 
     public void setMaxRegisteredBytes(Long maxRegisteredBytes) {
         this.maxRegisteredBytes = maxRegisteredBytes;
+    }
+
+    /** The queue pairs' ACK timeout, 4.096 us x 2^value (default {@value ChannelSettings#DEFAULT_ACK_TIMEOUT}: the
+     * RDMA CM's choice; from 0 to 31). */
+    public Integer getAckTimeout() {
+        return ackTimeout;
+    }
+
+    public void setAckTimeout(Integer ackTimeout) {
+        this.ackTimeout = ackTimeout;
     }
 
     @Override

@@ -59,6 +59,10 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
         @AttributeDefinition(description = "Memory registered through one set, in bytes")
         long maxRegisteredBytes() default ChannelSettings.DEFAULT_MAX_REGISTERED_BYTES;
 
+        @AttributeDefinition(description = "ACK timeout of the queue pairs, 4.096 us x 2^value before an "
+            + "unacknowledged packet is sent again (0 to 31); 0 leaves the RDMA CM's choice")
+        int ackTimeout() default ChannelSettings.DEFAULT_ACK_TIMEOUT;
+
         @AttributeDefinition(description = "Sets kept open when idle")
         int minPoolSize() default 0;
 
@@ -95,7 +99,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
     private void configure(Config config) {
         ChannelSettings channels = new ChannelSettings(config.deviceName(), config.portNumber(), config.cqDepth(),
             config.completionVector(), config.maxSendWr(), config.maxRecvWr(), config.maxInlineData(),
-            config.maxRegisteredBytes());
+            config.maxRegisteredBytes(), config.ackTimeout());
         Pool.Settings pooling = new Pool.Settings(config.minPoolSize(), config.maxPoolSize(),
             Duration.ofSeconds(config.idleTimeoutSeconds()), Duration.ofMillis(config.borrowTimeoutMillis()));
         pool = new PooledConnections(channels, pooling, runtime.devices(), runtime.engine(), runtime.scheduler());

@@ -139,6 +139,7 @@ public class WhiteboardDelivery {
                 .maxConnectionsPerPeer(number(properties, Whiteboard.MAX_CONNECTIONS_PER_PEER))
                 .idleTimeoutSeconds(number(properties, Whiteboard.IDLE_TIMEOUT_SECONDS))
                 .deliveryAttempts(number(properties, Whiteboard.DELIVERY_ATTEMPTS))
+                .ackTimeout(number(properties, Whiteboard.ACK_TIMEOUT))
                 .build();
             Activation activation = runtime.hub().activate(settings,
                 new ServiceSink(service, name, cmEvents, completions));
