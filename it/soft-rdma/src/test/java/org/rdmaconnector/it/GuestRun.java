@@ -4,13 +4,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
- * One boot of the soft-RDMA VM: the self-check, then one guest JVM running the device tests, with results, console
- * log and exit code left in the share (a folder the guest sees at the same path).
+ * One boot of the soft-RDMA VM: the self-check (optional), then one guest JVM running the tests of one tag, with
+ * results, console log and exit code left in the share (a folder the guest sees at the same path).
  */
 final class GuestRun {
     /** Guest-side limit for the whole payload; the host adds rdma-vm's boot allowance on top. */
@@ -24,24 +28,37 @@ final class GuestRun {
         this.exitCode = exitCode;
     }
 
+    /** The self-check, then every test tagged {@code device}. */
     static GuestRun start(Path vmDir, Path share, String classPath) throws IOException, InterruptedException {
+        return start(vmDir, share, classPath, "device", Map.of(), true);
+    }
+
+    /**
+     * The self-check if {@code selfcheck}, then every test tagged {@code tag} in one JVM whose environment has
+     * {@code environment} added.
+     */
+    static GuestRun start(Path vmDir, Path share, String classPath, String tag, Map<String, String> environment,
+                          boolean selfcheck) throws IOException, InterruptedException {
         deleteTree(share);
         Files.createDirectories(share);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Path payload = share.resolve("payload.sh");
         Files.writeString(payload, String.join("\n",
             "#!/bin/bash",
-            "# written by SoftRdmaIT: the self-check, then one JVM with every test tagged 'device'",
+            "# written by GuestRun: " + (selfcheck ? "the self-check, then " : "") + "one JVM with every test "
+                + "tagged '" + tag + "'",
             "cd " + quote(share.toString()),
-            "bash " + quote(vmDir.resolve("selfcheck.sh").toString()) + " > selfcheck.log 2>&1",
-            "echo \"selfcheck exit $?\"",
+            selfcheck ? "bash " + quote(vmDir.resolve("selfcheck.sh").toString()) + " > selfcheck.log 2>&1" : "",
+            selfcheck ? "echo \"selfcheck exit $?\"" : "",
+            environment.entrySet().stream().map(e -> "export " + e.getKey() + "=" + quote(e.getValue()))
+                .collect(Collectors.joining("\n")),
             // MaxDirectMemorySize: the cap under which ChurnDeviceTest's connections must never be refused
             "exec " + quote(java.toString()) + " -Xmx512m -XX:MaxDirectMemorySize=32m -XX:TieredStopAtLevel=1"
                 + " -XX:+UseSerialGC"
                 + " -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
                 + " -cp " + quote(classPath)
                 + " org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"
-                + " --include-tag device --fail-if-no-tests --reports-dir reports --details=tree --disable-banner"
+                + " --include-tag " + quote(tag) + " --fail-if-no-tests --reports-dir reports --details=tree --disable-banner"
                 // @Order on a test class puts it first or last (the device removal test runs last)
                 + " --config " + quote("junit.jupiter.testclass.order.default="
                     + "org.junit.jupiter.api.ClassOrderer$OrderAnnotation")
@@ -94,6 +111,36 @@ final class GuestRun {
     /** Whether the guest wrote its exit code (rdma-vm's marker of a completed run). */
     boolean reported() {
         return Files.exists(share.resolve("exit-code"));
+    }
+
+    /** A test that fails with the console's tail when the guest did not report an exit code. */
+    DynamicTest reportedTest() {
+        return DynamicTest.dynamicTest("VM booted and reported", () -> {
+            if (!reported()) {
+                throw new AssertionError("the soft-RDMA VM did not report an exit code (rdma-vm exit " + exitCode
+                    + "); last console lines:\n" + consoleTail(60));
+            }
+        });
+    }
+
+    /**
+     * A test that fails when the guest JVM left no report of {@code what}, then one test per guest test, ending as
+     * it ended in the guest.
+     */
+    List<DynamicTest> guestTests(String what) throws Exception {
+        List<GuestResults.Case> cases = GuestResults.read(reportsDir());
+        List<DynamicTest> tests = new ArrayList<>();
+        tests.add(DynamicTest.dynamicTest("guest JVM ran the " + what, () -> {
+            if (cases.isEmpty()) {
+                throw new AssertionError("no guest test reports in " + reportsDir() + " (guest exit " + exitCode
+                    + "); last console lines:\n" + consoleTail(60));
+            }
+        }));
+        for (GuestResults.Case c : cases) {
+            tests.add(DynamicTest.dynamicTest("guest: " + c.className().replaceFirst("^.*\\.", "") + "." + c.name(),
+                c::replay));
+        }
+        return tests;
     }
 
     String consoleTail(int lines) throws IOException {

@@ -2,12 +2,13 @@ package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.rdmaconnector.verbs.AsyncEvent;
+import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.Rdma;
@@ -18,15 +19,22 @@ import org.rdmaconnector.verbs.engine.Sources;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
- * The device contexts of one connector instance, shared by reference count: the first {@link #acquire} of a device
- * opens its context and registers its async events with the engine; the last {@link Lease#close()} closes both.
- * Async events go to every lease of the device that subscribed. Thread-safe.
+ * The device contexts of one connector instance, shared by reference count and keyed by the device's identity
+ * ({@link Device}: name, node GUID and the kernel's index of its registration): the first {@link #acquire} of a
+ * device opens its context and registers its async events with the engine; the last {@link Lease#close()} closes
+ * both. Async events go to every lease of the device that subscribed. Thread-safe.
+ *
+ * <p>A device that is removed and added again under the same name is a new device: its leases get a new context,
+ * never the old one. The old device's context is closed when its last lease is; its subscribers are told of the
+ * removal with a {@link AsyncEventType#DEVICE_FATAL} event (the kernel sends none for a removal), so that pooled
+ * sets on it are destroyed instead of lent again. The registry notices a removal when a lease is taken on the name
+ * again, when a lease of the device is closed, and on {@link #checkDevices()}.
  */
 public final class DeviceRegistry implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DeviceRegistry.class.getName());
 
     private final EventEngine engine;
-    private final Map<String, Shared> shared = new HashMap<>();
+    private final Map<Device, Shared> shared = new LinkedHashMap<>();
     private boolean closed;
 
     /** A registry whose async events are read by {@code engine}. */
@@ -39,35 +47,89 @@ public final class DeviceRegistry implements AutoCloseable {
 
     /**
      * A lease on the context of {@code deviceName}, or of the first device whose port {@code portNumber} is ACTIVE
-     * when the name is null.
+     * when the name is null: of the device present under that name now.
      *
      * @throws RdmaException ENODEV naming the device and what is present when it is missing
      */
-    public synchronized Lease acquire(String deviceName, int portNumber) {
+    public Lease acquire(String deviceName, int portNumber) {
+        List<Shared> removed = new ArrayList<>();
+        try {
+            return acquire(deviceName, portNumber, removed);
+        } finally {
+            announceRemoval(removed);
+        }
+    }
+
+    private synchronized Lease acquire(String deviceName, int portNumber, List<Shared> removed) {
         if (closed) {
             throw new IllegalStateException("DeviceRegistry is closed");
         }
         String name = deviceName == null ? firstActive(portNumber) : deviceName;
-        Shared entry = shared.get(name);
-        if (entry == null) {
-            entry = new Shared(name, DeviceContext.open(name));
-            shared.put(name, entry);
+        DeviceContext opened = DeviceContext.open(name);
+        Device device = opened.device();
+        for (Shared other : shared.values()) { // one device per name at a time: others of the name are gone
+            if (other.device.name().equals(name) && !other.device.equals(device) && other.markRemoved()) {
+                removed.add(other);
+            }
+        }
+        Shared entry = shared.get(device);
+        if (entry != null) {
+            opened.close(); // the shared context of this device is open already
+        } else {
+            entry = new Shared(opened);
             try {
-                Shared opened = entry;
-                entry.async = engine.register(Sources.asyncEvents(entry.context), opened::fanOut, 64);
+                Shared created = entry;
+                entry.async = engine.register(Sources.asyncEvents(opened), created::fanOut, 64);
             } catch (RuntimeException e) {
-                shared.remove(name);
-                entry.context.close();
+                opened.close();
                 throw e;
             }
+            shared.put(device, entry);
         }
         entry.references++;
         return new Lease(entry);
     }
 
-    /** The names of the devices with a context open now. */
-    public synchronized List<String> openDevices() {
+    /** The devices with a context open now; a removed one stays until its last lease is closed. */
+    public synchronized List<Device> openDevices() {
         return new ArrayList<>(shared.keySet());
+    }
+
+    /**
+     * Compares the devices with an open context against the ones the kernel lists now (ibv_get_device_list(3)); the
+     * leases of each one that is gone get a {@link AsyncEventType#DEVICE_FATAL} event saying it was removed. For
+     * callers that saw a sign of a removal ({@code DEVICE_REMOVAL} on a CM id).
+     */
+    public void checkDevices() {
+        List<Shared> removed = new ArrayList<>();
+        synchronized (this) {
+            if (!closed && !shared.isEmpty()) {
+                markMissing(removed);
+            }
+        }
+        announceRemoval(removed);
+    }
+
+    private void markMissing(List<Shared> removed) {
+        List<Device> present;
+        try {
+            present = Rdma.devices();
+        } catch (RdmaException e) {
+            present = List.of(); // ENODEV, ENOSYS: no device at all is present any more
+        }
+        for (Shared entry : shared.values()) {
+            if (!present.contains(entry.device) && entry.markRemoved()) {
+                removed.add(entry);
+            }
+        }
+    }
+
+    private static void announceRemoval(List<Shared> removed) {
+        for (Shared entry : removed) {
+            entry.fanOut(new AsyncEvent(entry.device.name(), AsyncEventType.DEVICE_FATAL,
+                Layout.IBV_EVENT_DEVICE_FATAL, 0, "device removed: " + entry.device + " is no longer listed by the "
+                    + "kernel (rdma link delete, hot-unplug or a driver reset); what is open on it must be closed"));
+        }
     }
 
     private static String firstActive(int portNumber) {
@@ -91,11 +153,14 @@ public final class DeviceRegistry implements AutoCloseable {
             + " ACTIVE: " + states);
     }
 
-    private synchronized void release(Shared entry) {
+    private void release(Shared entry, List<Shared> removed) {
         if (--entry.references == 0) {
-            shared.remove(entry.name);
+            shared.remove(entry.device);
             entry.async.close();
             entry.context.close();
+        } else if (!entry.removed) {
+            // a listener lets go of a device when its id reports DEVICE_REMOVAL: a moment to check what is left
+            markMissing(removed);
         }
     }
 
@@ -111,15 +176,25 @@ public final class DeviceRegistry implements AutoCloseable {
     }
 
     private static final class Shared {
-        final String name;
+        final Device device;
         final DeviceContext context;
         final List<Consumer<AsyncEvent>> subscribers = new CopyOnWriteArrayList<>();
         Registration async;
         int references;
+        boolean removed; // guarded by the registry
 
-        Shared(String name, DeviceContext context) {
-            this.name = name;
+        Shared(DeviceContext context) {
+            this.device = context.device();
             this.context = context;
+        }
+
+        /** True the first time only. */
+        boolean markRemoved() {
+            if (removed) {
+                return false;
+            }
+            removed = true;
+            return true;
         }
 
         void fanOut(AsyncEvent event) {
@@ -151,7 +226,12 @@ public final class DeviceRegistry implements AutoCloseable {
 
         /** The device name. */
         public String deviceName() {
-            return entry.name;
+            return entry.device.name();
+        }
+
+        /** The device (name, GUID, kernel index) of the context. */
+        public Device device() {
+            return entry.device;
         }
 
         /** Sends the device's async events to {@code consumer} (on a delivery thread) until the lease closes. */
@@ -167,6 +247,7 @@ public final class DeviceRegistry implements AutoCloseable {
 
         @Override
         public void close() {
+            List<Shared> removed = new ArrayList<>();
             synchronized (DeviceRegistry.this) {
                 if (released) {
                     return;
@@ -176,9 +257,10 @@ public final class DeviceRegistry implements AutoCloseable {
                     entry.subscribers.remove(subscriber);
                 }
                 if (!closed) {
-                    release(entry);
+                    release(entry, removed);
                 }
             }
+            announceRemoval(removed);
         }
     }
 }

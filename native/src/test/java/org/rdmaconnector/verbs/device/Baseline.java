@@ -1,0 +1,44 @@
+package org.rdmaconnector.verbs.device;
+
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import org.rdmaconnector.verbs.TestProbes;
+
+/** What a leak would make grow: fds, live threads, direct buffer bytes, and the kernel's RDMA objects. */
+record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rdmaResources) {
+    static Baseline take() throws IOException, InterruptedException {
+        // rdma res first: running it starts the JDK's process reaper thread, which must be in both counts
+        Map<String, Integer> resources = RdmaRes.counts();
+        long direct = 0;
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) {
+                direct = pool.getMemoryUsed();
+            }
+        }
+        return new Baseline(TestProbes.openFds(), ManagementFactory.getThreadMXBean().getThreadCount(), direct,
+            resources);
+    }
+
+    /** Waits (bounded) until no count is above {@code before}'s, and returns the counts then. */
+    static Baseline awaitBack(Baseline before) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Loopback.TIMEOUT.toNanos();
+        Baseline now = take();
+        while (!now.isBackTo(before) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            now = take();
+        }
+        return now;
+    }
+
+    /**
+     * No more fds, threads, direct memory and RDMA objects of any kind than {@code before} (fewer is fine: the
+     * listener lets go of its idle queue set on the device two seconds after its last connection).
+     */
+    boolean isBackTo(Baseline before) {
+        return fds <= before.fds && threads <= before.threads && directBytes <= before.directBytes
+            && before.rdmaResources.keySet().equals(rdmaResources.keySet()) && rdmaResources.entrySet().stream()
+                .allMatch(e -> e.getValue() <= before.rdmaResources.get(e.getKey()));
+    }
+}
