@@ -1,6 +1,7 @@
 package org.rdmaconnector.verbs.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -25,7 +26,11 @@ import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
+import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.Device;
+import org.rdmaconnector.verbs.DeviceContext;
+import org.rdmaconnector.verbs.ProtectionDomain;
+import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.WorkCompletion;
 
@@ -55,9 +60,13 @@ class DeviceResetDeviceTest {
     private static final String NETDEV = "dummy1";
     private static final String DEVICE = "rxe1";
     private static final String ADDRESS = "10.0.1.1";
+    /** The VM's first device, present throughout: librdmacm 44 notices no removal while no device is left. */
+    private static final String KEPT_DEVICE = "rxe0";
     /** A step of the removal or re-add; the listener's backoff between binds grows to 30 s. */
     private static final Duration STEP = Duration.ofSeconds(120);
     private static final Duration MESSAGE_TIMEOUT = Duration.ofSeconds(10);
+    /** How long the removal must stay blocked by a view held open on the device. */
+    private static final Duration HELD_CHECK = Duration.ofSeconds(3);
 
     @Test
     void aDeviceRemovedUnderLoadIsLetGoAndTheDeviceAddedAgainServes() throws Exception {
@@ -81,6 +90,10 @@ class DeviceResetDeviceTest {
                 await("the warm-up connections are gone", Loopback.TIMEOUT, () -> echo.connectionCount() == 0);
                 Baseline before = Baseline.take();
                 Device old = device(stack);
+                // an application's own view of the device, with a PD and a CQ, open across the removal
+                DeviceContext held = DeviceContext.open(DEVICE);
+                ProtectionDomain heldPd = held.allocateProtectionDomain();
+                CompletionQueue heldCq = held.createCompletionQueue(16, null, 0);
 
                 load.start();
                 await("50 echoes under load", STEP, () -> load.echoed.get() >= 50);
@@ -89,6 +102,20 @@ class DeviceResetDeviceTest {
                 Process removal = new ProcessBuilder("rdma", "link", "delete", DEVICE).inheritIO().start();
                 await("the listener waits for its device", STEP,
                     () -> echo.state() == Activation.State.WAITING_FOR_DEVICE);
+                await("the registry closed the removed device's context", STEP,
+                    () -> !stack.devices.openDevices().contains(old));
+                long released = System.nanoTime();
+
+                // Only 'held' refers to the device now. librdmacm lists the devices (any open does) and sees rxe1
+                // gone: it must keep its context open for the view, or the PD and CQ point into freed memory.
+                DeviceContext.open(KEPT_DEVICE).close();
+                assertFalse(removal.waitFor(HELD_CHECK.toMillis(), TimeUnit.MILLISECONDS), "rdma link delete "
+                    + DEVICE + " finished while a view of the device was open: librdmacm closed the context under it");
+                String heldQuery = queryOutcome(held);
+                heldCq.close();
+                heldPd.close();
+                held.close();
+                long heldClosed = System.nanoTime();
                 if (!removal.waitFor(STEP.toSeconds(), TimeUnit.SECONDS)) {
                     fail("rdma link delete " + DEVICE + " did not finish within " + STEP + ": something of this "
                         + "process still holds the device; open contexts " + stack.devices.openDevices() + ", pool "
@@ -96,8 +123,6 @@ class DeviceResetDeviceTest {
                 }
                 assertEquals(0, removal.exitValue(), "rdma link delete " + DEVICE);
                 long removed = System.nanoTime();
-                await("the registry closed the removed device's context", Loopback.TIMEOUT,
-                    () -> !stack.devices.openDevices().contains(old));
                 long gapFds = TestProbes.openFds();
                 long failuresInGap = load.failures.get();
 
@@ -114,12 +139,14 @@ class DeviceResetDeviceTest {
                 await("every accepted connection destroyed", Loopback.TIMEOUT, () -> echo.connectionCount() == 0);
                 Baseline after = Baseline.awaitBack(before);
                 System.out.printf("DeviceResetDeviceTest: MALLOC_PERTURB_=%s; %s removed under load after %d echoes "
-                        + "and added again as %s; rdma link delete finished %d ms after it started (listener "
-                        + "waiting, old context closed); %d failed cycles while it was gone (%s); listening again "
-                        + "%d ms and 50 more echoes %d ms after the re-add; %d echoes in all, %d corrupt; fds %d "
-                        + "before, %d while the device was gone, %d after%n  before %s%n  after  %s%n",
-                    System.getenv("MALLOC_PERTURB_"), old, echoedBefore, successor,
-                    millis(removed - removing), load.failures.get(), load.failureKinds(),
+                        + "and added again as %s; the connector let go of it %d ms after rdma link delete started; "
+                        + "the removal then waited for a view held open (%d ms checked; its ibv_query_device: %s) "
+                        + "and finished %d ms after the view closed; %d failed cycles while it was gone (%s); "
+                        + "listening again %d ms and 50 more echoes %d ms after the re-add; %d echoes in all, %d "
+                        + "corrupt; fds %d before, %d while the device was gone, %d after%n  before %s%n  after  %s%n",
+                    System.getenv("MALLOC_PERTURB_"), old, echoedBefore, successor, millis(released - removing),
+                    HELD_CHECK.toMillis(), heldQuery, millis(removed - heldClosed), load.failures.get(),
+                    load.failureKinds(),
                     millis(relistened - added), millis(served - added), load.echoed.get(), load.corrupt.get(),
                     before.fds(), gapFds, after.fds(), before, after);
                 assertTrue(failuresInGap > 0, "the load saw the device gone");
@@ -139,6 +166,15 @@ class DeviceResetDeviceTest {
         List<Device> open = stack.devices.openDevices().stream().filter(d -> d.name().equals(DEVICE)).toList();
         assertEquals(1, open.size(), "contexts open on " + DEVICE + ": " + open);
         return open.get(0);
+    }
+
+    /** ibv_query_device on a view whose device is being removed: it may fail, it must not crash. */
+    private static String queryOutcome(DeviceContext view) {
+        try {
+            return "answered, node guid " + String.format("%016x", view.query().nodeGuid());
+        } catch (RdmaException e) {
+            return "failed cleanly, " + e.getMessage();
+        }
     }
 
     private static long millis(long nanos) {
