@@ -1,6 +1,7 @@
 package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,21 +29,36 @@ import org.rdmaconnector.verbs.jna.Layout;
  * never the old one. The old device's context is closed when its last lease is; its subscribers are told of the
  * removal with a {@link AsyncEventType#DEVICE_FATAL} event (the kernel sends none for a removal), so that pooled
  * sets on it are destroyed instead of lent again. The registry notices a removal when a lease is taken on the name
- * again, when a lease of the device is closed, and on {@link #checkDevices()}.
+ * again, when a lease of the device is closed, on {@link #checkDevices()}, and (given a scheduler) every
+ * {@link #PRESENCE_CHECK} while a context is open: an idle pooled set alone would otherwise keep the device.
  */
 public final class DeviceRegistry implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DeviceRegistry.class.getName());
 
+    /** How often a registry with a scheduler looks for removed devices while it has a context open. */
+    public static final Duration PRESENCE_CHECK = Duration.ofSeconds(5);
+
     private final EventEngine engine;
+    private final Scheduler scheduler;
     private final Map<Device, Shared> shared = new LinkedHashMap<>();
     private boolean closed;
+    private Runnable cancelPresenceCheck; // guarded by this
 
-    /** A registry whose async events are read by {@code engine}. */
+    /** A registry whose async events are read by {@code engine}, without periodic presence checks. */
     public DeviceRegistry(EventEngine engine) {
+        this(engine, null);
+    }
+
+    /**
+     * A registry whose async events are read by {@code engine} and that checks every {@link #PRESENCE_CHECK} on
+     * {@code scheduler} whether its devices are still present (null: never).
+     */
+    public DeviceRegistry(EventEngine engine, Scheduler scheduler) {
         if (engine == null) {
             throw new IllegalArgumentException("engine must not be null");
         }
         this.engine = engine;
+        this.scheduler = scheduler;
     }
 
     /**
@@ -85,6 +101,7 @@ public final class DeviceRegistry implements AutoCloseable {
                 throw e;
             }
             shared.put(device, entry);
+            schedulePresenceCheck();
         }
         entry.references++;
         return new Lease(entry);
@@ -108,6 +125,32 @@ public final class DeviceRegistry implements AutoCloseable {
             }
         }
         announceRemoval(removed);
+    }
+
+    private synchronized void schedulePresenceCheck() {
+        if (scheduler == null || cancelPresenceCheck != null || closed) {
+            return;
+        }
+        try {
+            cancelPresenceCheck = scheduler.schedule(this::presenceCheck, PRESENCE_CHECK);
+        } catch (RuntimeException e) { // the container's timer is gone: the runtime is closing
+            LOG.log(Level.DEBUG, "cannot schedule the RDMA device presence check", e);
+        }
+    }
+
+    private void presenceCheck() {
+        synchronized (this) {
+            cancelPresenceCheck = null;
+        }
+        try {
+            checkDevices();
+        } finally {
+            synchronized (this) {
+                if (!shared.isEmpty()) {
+                    schedulePresenceCheck();
+                }
+            }
+        }
     }
 
     private void markMissing(List<Shared> removed) {
@@ -168,6 +211,10 @@ public final class DeviceRegistry implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
+        if (cancelPresenceCheck != null) {
+            cancelPresenceCheck.run();
+            cancelPresenceCheck = null;
+        }
         for (Shared entry : shared.values()) {
             entry.async.close();
             entry.context.close();
@@ -234,7 +281,10 @@ public final class DeviceRegistry implements AutoCloseable {
             return entry.device;
         }
 
-        /** Sends the device's async events to {@code consumer} (on a delivery thread) until the lease closes. */
+        /**
+         * Sends the device's async events to {@code consumer} until the lease closes: on a delivery thread, and the
+         * announcement of a removal on the thread that noticed it.
+         */
         public void onAsyncEvent(Consumer<AsyncEvent> consumer) {
             synchronized (DeviceRegistry.this) {
                 if (subscriber != null) {
