@@ -20,6 +20,9 @@ public final class CmId extends NativeResource {
     private final PortSpace portSpace;
     private volatile EventChannel channel;
     private volatile QueuePair queuePair;
+    // taken by the one createQueuePair that may create the queue pair; given back when it fails or the QP closes
+    private final java.util.concurrent.atomic.AtomicBoolean queuePairClaimed =
+        new java.util.concurrent.atomic.AtomicBoolean();
 
     CmId(EventChannel channel, long id, PortSpace portSpace) {
         this.id = id;
@@ -132,7 +135,9 @@ public final class CmId extends NativeResource {
     /**
      * rdma_create_qp(3): a reliable-connected queue pair for this id (after ADDR_RESOLVED/ROUTE_RESOLVED, or on the
      * id of a CONNECT_REQUEST). The protection domain and queues must be of this id's device
-     * ({@link #openDeviceContext()}).
+     * ({@link #openDeviceContext()}). One queue pair per id: a second call, also a concurrent one, throws.
+     *
+     * @throws IllegalStateException when the id already has a queue pair, or another thread is creating one
      */
     public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                                      QueuePairCapabilities capabilities) {
@@ -143,10 +148,15 @@ public final class CmId extends NativeResource {
             throw new IllegalStateException("only ids in PortSpace.TCP get a reliable-connected queue pair");
         }
         acquire();
+        boolean claimed = false;
+        boolean created = false;
         try {
-            if (queuePair != null) {
-                throw new IllegalStateException("CmId already has a queue pair");
+            // claimed, not just checked: two callers that both saw no queue pair would each create one, and
+            // rdma_create_qp would overwrite id->qp with the second, leaking the first
+            if (!queuePairClaimed.compareAndSet(false, true)) {
+                throw new IllegalStateException("CmId already has a queue pair, or another thread is creating one");
             }
+            claimed = true;
             long verbs = Mem.getLong(id + Layout.RDMA_CM_ID_VERBS);
             if (verbs == 0) {
                 throw new IllegalStateException("CmId is not bound to a device yet: resolve an address, bind, or "
@@ -179,6 +189,7 @@ public final class CmId extends NativeResource {
                     attr.getInt(Layout.IBV_QP_INIT_ATTR_CAP_MAX_RECV_SGE),
                     attr.getInt(Layout.IBV_QP_INIT_ATTR_CAP_MAX_INLINE_DATA));
                 queuePair = new QueuePair(this, Mem.getLong(id + Layout.RDMA_CM_ID_QP), pd, sendCq, recvCq, granted);
+                created = true;
                 return queuePair;
             } finally {
                 recvCq.release();
@@ -186,6 +197,9 @@ public final class CmId extends NativeResource {
                 pd.release();
             }
         } finally {
+            if (claimed && !created) {
+                queuePairClaimed.set(false);
+            }
             release();
         }
     }
@@ -378,6 +392,7 @@ public final class CmId extends NativeResource {
 
     void queuePairClosed() {
         queuePair = null;
+        queuePairClaimed.set(false);
     }
 
     @Override
@@ -390,12 +405,16 @@ public final class CmId extends NativeResource {
         }
     }
 
+    /** Its port space and addresses; reads them under the close guard, without waiting: "CmId[closed]" once closing. */
     @Override
     public String toString() {
-        if (isClosed()) {
+        if (!tryAcquire()) {
             return "CmId[closed]";
         }
-        return "CmId[" + portSpace + ", local " + SocketAddresses.read(id + Layout.RDMA_CM_ID_ROUTE_ADDR_SRC_ADDR)
-            + ", peer " + SocketAddresses.read(id + Layout.RDMA_CM_ID_ROUTE_ADDR_DST_ADDR) + "]";
+        try {
+            return "CmId[" + portSpace + ", local " + localAddressUnlocked() + ", peer " + peerAddressUnlocked() + "]";
+        } finally {
+            release();
+        }
     }
 }

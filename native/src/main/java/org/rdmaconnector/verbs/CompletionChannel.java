@@ -42,27 +42,39 @@ public final class CompletionChannel extends FdChannel {
     public CompletionQueue getCqEvent() {
         acquire();
         try {
-            long address = Scratch.address();
-            if (IbVerbs.ibv_get_cq_event(channel, address, address + 8) != 0) {
-                int errno = Mem.errno();
-                if (errno == Layout.EAGAIN) {
-                    return null;
-                }
-                throw new RdmaException("ibv_get_cq_event", errno, description());
-            }
-            long cq = Mem.getLong(address);
-            CompletionQueue queue = queues.get(cq);
-            if (queue == null) {
-                // cannot happen while queues register before they are armed; ack so nothing blocks forever
-                IbVerbs.ibv_ack_cq_events(cq, 1);
-                throw new IllegalStateException("event for a completion queue unknown to this channel");
-            }
-            received.incrementAndGet();
-            queue.eventReceived();
-            return queue;
+            long cq = readCqEvent();
+            return cq == 0 ? null : countCqEvent(cq);
         } finally {
             release();
         }
+    }
+
+    // ibv_get_cq_event: the address of the queue that got the event, 0 when none is pending (non-blocking).
+    // Only between acquire() and release(), and always followed by countCqEvent.
+    long readCqEvent() {
+        long address = Scratch.address();
+        if (IbVerbs.ibv_get_cq_event(channel, address, address + 8) != 0) {
+            int errno = Mem.errno();
+            if (errno == Layout.EAGAIN) {
+                return 0;
+            }
+            throw new RdmaException("ibv_get_cq_event", errno, description());
+        }
+        return Mem.getLong(address);
+    }
+
+    // Counts (or, if the queue is being destroyed, acks) an event got by readCqEvent. The queue may be closing on
+    // another thread meanwhile: it stays attached, and its memory valid, until this event is acked.
+    CompletionQueue countCqEvent(long cq) {
+        CompletionQueue queue = queues.get(cq);
+        if (queue == null) {
+            // cannot happen while queues register before they are armed; ack so nothing blocks forever
+            IbVerbs.ibv_ack_cq_events(cq, 1);
+            throw new IllegalStateException("event for a completion queue unknown to this channel");
+        }
+        received.incrementAndGet();
+        queue.eventReceived();
+        return queue;
     }
 
     /** Events {@link #getCqEvent()} has returned. */

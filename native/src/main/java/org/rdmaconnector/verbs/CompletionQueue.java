@@ -20,6 +20,10 @@ public final class CompletionQueue extends NativeResource {
     private final int capacity;
     private final AtomicInteger unacked = new AtomicInteger();
     private final AtomicInteger acked = new AtomicInteger();
+    // guards counting an event against destroy's last ack: an event got from the channel while the queue is being
+    // destroyed is acked at once, since ibv_destroy_cq waits for every event got to be acked (issue 12, defect 3)
+    private final Object counting = new Object();
+    private boolean destroying;
 
     CompletionQueue(DeviceContext context, CompletionChannel channel, long cq) {
         this.context = context;
@@ -131,8 +135,23 @@ public final class CompletionQueue extends NativeResource {
         return acked.get();
     }
 
+    /**
+     * Counts an event the channel got for this queue, for {@link #ackEvents()}; while the queue is being destroyed,
+     * acks it at once instead (the queue is still there: ibv_destroy_cq is waiting for this very ack). Does not take
+     * the close guard, which a destroying thread holds while it waits.
+     */
     void eventReceived() {
-        unacked.incrementAndGet();
+        synchronized (counting) {
+            if (!destroying) {
+                unacked.incrementAndGet();
+                return;
+            }
+        }
+        IbVerbs.ibv_ack_cq_events(cq, 1);
+        acked.incrementAndGet();
+        if (channel != null) {
+            channel.acknowledged(1);
+        }
     }
 
     long address() {
@@ -141,9 +160,15 @@ public final class CompletionQueue extends NativeResource {
 
     @Override
     protected void destroy() {
+        synchronized (counting) {
+            destroying = true; // from now on an event got is acked by whoever got it, not counted
+        }
         ackCounted();
         int rc = IbVerbs.ibv_destroy_cq(cq);
         if (rc != 0) {
+            synchronized (counting) {
+                destroying = false; // the queue stays open: count events again
+            }
             throw RdmaException.fromReturnCode("ibv_destroy_cq", rc, context.deviceName());
         }
         if (channel != null) {

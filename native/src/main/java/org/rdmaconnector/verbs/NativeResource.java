@@ -59,6 +59,21 @@ abstract class NativeResource implements AutoCloseable {
         }
     }
 
+    /**
+     * Enters a native call if this object is open and no close is under way, without waiting; false otherwise (then
+     * nothing was entered). For diagnostics ({@code toString}) that must never touch freed memory nor block.
+     */
+    final boolean tryAcquire() {
+        if (closing.get() || !lock.readLock().tryLock()) {
+            return false;
+        }
+        if (closing.get()) {
+            lock.readLock().unlock();
+            return false;
+        }
+        return true;
+    }
+
     private IllegalStateException closedError() {
         return new IllegalStateException(getClass().getSimpleName() + " is closed");
     }

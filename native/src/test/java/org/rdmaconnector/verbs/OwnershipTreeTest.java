@@ -111,16 +111,14 @@ class OwnershipTreeTest {
         assertTrue(channel.isClosed());
     }
 
-    @Test
-    void closeWaitsForACallInProgress() throws Exception {
-        Node node = new Node("node");
+    /** A thread inside a call on {@code node} until {@code finish} counts down; returns once it is in. */
+    private static Thread callInProgress(Node node, CountDownLatch finish) throws InterruptedException {
         CountDownLatch inCall = new CountDownLatch(1);
-        CountDownLatch finishCall = new CountDownLatch(1);
         Thread caller = new Thread(() -> {
             node.acquire();
             try {
                 inCall.countDown();
-                finishCall.await();
+                finish.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
@@ -129,6 +127,14 @@ class OwnershipTreeTest {
         });
         caller.start();
         assertTrue(inCall.await(5, TimeUnit.SECONDS));
+        return caller;
+    }
+
+    @Test
+    void closeWaitsForACallInProgress() throws Exception {
+        Node node = new Node("node");
+        CountDownLatch finishCall = new CountDownLatch(1);
+        Thread caller = callInProgress(node, finishCall);
         Thread closer = new Thread(node::close);
         closer.start();
         closer.join(200);
@@ -139,5 +145,29 @@ class OwnershipTreeTest {
         closer.join(5000);
         caller.join(5000);
         assertEquals(List.of("node"), destroyed);
+    }
+
+    @Test
+    void tryAcquireEntersAnOpenObjectAndNeverWaitsForNorPassesAClose() throws Exception {
+        // what CmId.toString reads native memory under: never after close, never while a close waits, never blocking
+        Node node = new Node("node");
+        assertTrue(node.tryAcquire());
+        node.release();
+        CountDownLatch finishCall = new CountDownLatch(1);
+        Thread caller = callInProgress(node, finishCall);
+        Thread closer = new Thread(node::close);
+        closer.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (closer.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.WAITING, closer.getState(), "close waits for the call in progress");
+        assertFalse(node.isClosed());
+        assertFalse(node.tryAcquire(), "not entered while a close waits (the object is about to be freed)");
+        finishCall.countDown();
+        closer.join(5000);
+        caller.join(5000);
+        assertTrue(node.isClosed());
+        assertFalse(node.tryAcquire(), "not entered once closed");
     }
 }

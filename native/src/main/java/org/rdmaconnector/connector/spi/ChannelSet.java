@@ -40,7 +40,7 @@ import org.rdmaconnector.verbs.jna.Layout;
  * cost pooling saves. {@link #cleanup()} closes what users made (endpoints, memory regions) and keeps the channels;
  * {@link #close()} frees everything. Fatal async events of its device and port go to {@link #onFatalEvent}.
  */
-public final class ChannelSet implements AutoCloseable {
+public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChannelSet.class.getName());
     private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(3);
     private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
@@ -54,6 +54,8 @@ public final class ChannelSet implements AutoCloseable {
     private final AtomicLong registeredBytes = new AtomicLong();
     private volatile Consumer<AsyncEvent> fatalListener;
     private volatile AsyncEvent fatalEvent;
+    // why it must not be lent again: what a handle could not free through it (see discard)
+    private volatile Throwable discardedFor;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
@@ -86,31 +88,37 @@ public final class ChannelSet implements AutoCloseable {
     }
 
     /** The settings this set was opened with. */
+    @Override
     public ChannelSettings settings() {
         return settings;
     }
 
     /** The device this set is on (the configured one, or the first active one it resolved to). */
+    @Override
     public String deviceName() {
         return queues.deviceName();
     }
 
     /** The shared device context. */
+    @Override
     public DeviceContext context() {
         return queues.context();
     }
 
     /** The CM event channel. */
+    @Override
     public EventChannel eventChannel() {
         return events;
     }
 
     /** The completion channel. */
+    @Override
     public CompletionChannel completionChannel() {
         return queues.completionChannel();
     }
 
     /** The completion queue. */
+    @Override
     public CompletionQueue completionQueue() {
         return queues.completionQueue();
     }
@@ -128,6 +136,54 @@ public final class ChannelSet implements AutoCloseable {
     /** The fatal async event this set has seen, or null while it is healthy. */
     public AsyncEvent fatalEvent() {
         return fatalEvent;
+    }
+
+    /**
+     * Whether the set may be lent (again): open, no fatal event of its device or port, not {@link #discard}ed, and the
+     * engine still reads its CM events and its completions. A set whose registration failed, or whose engine's loop
+     * ended, would lend connections whose events are never read.
+     */
+    public boolean isHealthy() {
+        return unhealthyReason() == null;
+    }
+
+    /** Why {@link #isHealthy()} is false, or null while it is healthy. */
+    public String unhealthyReason() {
+        if (closed.get()) {
+            return "closed";
+        }
+        AsyncEvent fatal = fatalEvent;
+        if (fatal != null) {
+            return "fatal event " + fatal;
+        }
+        Throwable discarded = discardedFor;
+        if (discarded != null) {
+            return "discarded: " + discarded;
+        }
+        if (!cmRegistration.isActive()) {
+            return "its CM events are no longer read (" + registrationState(cmRegistration) + ")";
+        }
+        if (!queues.isReading()) {
+            return "its completions are no longer read";
+        }
+        return null;
+    }
+
+    private static String registrationState(Registration registration) {
+        Throwable failure = registration.failure();
+        return failure == null ? "registration closed or engine stopped" : "registration failed: " + failure;
+    }
+
+    /**
+     * Marks the set as not to be lent again, because something made through it could not be freed ({@code cause}:
+     * a failing rdma_destroy_id or ibv_dereg_mr). Its pool destroys it instead of keeping it.
+     */
+    @Override
+    public void discard(Throwable cause) {
+        if (discardedFor == null) {
+            discardedFor = cause;
+            LOG.log(Level.WARNING, () -> this + " is discarded: " + cause);
+        }
     }
 
     /** Where fatal async events of this set's device and port go (once each, on a delivery thread). */
@@ -148,6 +204,7 @@ public final class ChannelSet implements AutoCloseable {
     }
 
     /** See {@link org.rdmaconnector.connector.RdmaConnection#register}. */
+    @Override
     public MemoryRegion register(ByteBuffer buffer) {
         ensureOpen();
         if (buffer == null || !buffer.isDirect()) {
@@ -164,11 +221,21 @@ public final class ChannelSet implements AutoCloseable {
         }
     }
 
-    /** Deregisters a region made by {@link #register}; other regions are left alone. */
+    /**
+     * Deregisters a region made by {@link #register}; other regions are left alone. When ibv_dereg_mr fails the set
+     * is {@link #discard}ed (the region stays with its protection domain, freed when the set closes) and the error
+     * is thrown.
+     */
+    @Override
     public void deregister(MemoryRegion region) {
         if (regions.remove(region)) {
             registeredBytes.addAndGet(-region.length());
-            region.close();
+            try {
+                region.close();
+            } catch (RuntimeException e) {
+                discard(e);
+                throw e;
+            }
         }
     }
 
@@ -183,6 +250,7 @@ public final class ChannelSet implements AutoCloseable {
     }
 
     /** See {@link org.rdmaconnector.connector.RdmaConnection#connect}. */
+    @Override
     public RdmaEndpoint connect(InetSocketAddress remote, Duration timeout) {
         ensureOpen();
         if (remote == null || remote.isUnresolved()) {
@@ -240,7 +308,7 @@ public final class ChannelSet implements AutoCloseable {
     private void onCmEvent(CmEvent event) {
         Outbound endpoint = byId.get(event.id());
         if (endpoint == null) {
-            LOG.log(Level.DEBUG, "CM event for a closed endpoint: " + event);
+            LOG.log(Level.DEBUG, () -> "CM event for a closed endpoint: " + event); // built only when logged
             return;
         }
         endpoint.onEvent(event);
@@ -252,9 +320,17 @@ public final class ChannelSet implements AutoCloseable {
      * are dead), then destroyed.
      */
     public void cleanup() {
-        Disconnects.closeAll(byId.values().stream().filter(Outbound::claimClose).toList(), DISCONNECT_WAIT);
+        AutoCloseableStack made = new AutoCloseableStack(); // newest first: the endpoints, then the regions
         for (MemoryRegion region : List.copyOf(regions)) {
-            deregister(region);
+            made.push(() -> deregister(region));
+        }
+        List<Outbound> endpoints = byId.values().stream().filter(Outbound::claimClose).toList();
+        made.push(() -> Disconnects.closeAll(endpoints, DISCONNECT_WAIT));
+        try {
+            made.closeAll(null); // each is freed even when another fails
+        } catch (RuntimeException e) {
+            discard(e);
+            throw e;
         }
     }
 

@@ -11,6 +11,7 @@ import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
+import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.DeviceAttributes;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.MemoryRegion;
@@ -19,22 +20,52 @@ import org.rdmaconnector.verbs.PortAttributes;
 /**
  * The application's {@link RdmaConnection} on a {@link ChannelSet}: remembers the endpoints and regions made through
  * it and closes them when it closes, then tells its pool ({@code onClose}). {@link #invalidate()} is the pool's way to
- * take the set away (cleanup, destroy): afterwards every method throws {@link IllegalStateException}.
+ * take the set away (cleanup, destroy): afterwards every method throws {@link IllegalStateException}. Closing gives
+ * the set back even when freeing something fails (a failing rdma_destroy_id or ibv_dereg_mr): then the set is
+ * {@link Target#discard discarded}, so its pool destroys it, and the failure is thrown after that.
  */
 public final class ConnectionHandle implements RdmaConnection {
+    /** What a handle uses of its set: a {@link ChannelSet}; a stand-in in host tests. */
+    interface Target {
+        RdmaEndpoint connect(InetSocketAddress remote, Duration timeout);
+
+        MemoryRegion register(ByteBuffer buffer);
+
+        void deregister(MemoryRegion region);
+
+        String deviceName();
+
+        ChannelSettings settings();
+
+        DeviceContext context();
+
+        EventChannel eventChannel();
+
+        CompletionChannel completionChannel();
+
+        CompletionQueue completionQueue();
+
+        /** Not to be lent again: something made through it could not be freed ({@code cause}). */
+        void discard(Throwable cause);
+    }
+
     private volatile Consumer<ConnectionHandle> onClose;
     private final Set<RdmaEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
-    private volatile ChannelSet set;
+    private volatile Target set;
 
     /** A handle on {@code set}; {@code onClose} runs once when the application closes it. */
     public ConnectionHandle(ChannelSet set, Consumer<ConnectionHandle> onClose) {
+        this((Target) set, onClose);
+    }
+
+    ConnectionHandle(Target set, Consumer<ConnectionHandle> onClose) {
         this.set = set;
         this.onClose = onClose;
     }
 
-    private ChannelSet set() {
-        ChannelSet s = set;
+    private Target set() {
+        Target s = set;
         if (s == null) {
             throw new IllegalStateException("this RdmaConnection is closed");
         }
@@ -60,7 +91,7 @@ public final class ConnectionHandle implements RdmaConnection {
 
     /** The set this handle uses now, or null once closed. */
     public ChannelSet channelSet() {
-        return set;
+        return set instanceof ChannelSet s ? s : null;
     }
 
     @Override
@@ -118,44 +149,74 @@ public final class ConnectionHandle implements RdmaConnection {
         return set == null;
     }
 
-    /** Takes the set away without telling the pool; what was made through this handle is closed. */
+    /**
+     * Takes the set away without telling the pool; what was made through this handle is closed. When freeing
+     * something fails, the set is discarded and the first failure thrown.
+     */
     public void invalidate() {
-        ChannelSet s = take();
+        Target s = take();
         if (s != null) {
-            release(s);
+            RuntimeException failure = release(s);
+            if (failure != null) {
+                throw failure;
+            }
         }
     }
 
     /** Takes the set away from this handle (once): afterwards it is closed. */
-    private synchronized ChannelSet take() {
-        ChannelSet s = set;
+    private synchronized Target take() {
+        Target s = set;
         set = null;
         return s;
     }
 
-    private void release(ChannelSet s) {
+    /**
+     * Closes every endpoint and region made through this handle, each even when another one fails; if any failed,
+     * discards the set and returns the first failure (the others suppressed in it).
+     */
+    private RuntimeException release(Target s) {
+        AutoCloseableStack made = new AutoCloseableStack(); // newest first: the endpoints, then the regions
+        for (MemoryRegion region : List.copyOf(regions)) {
+            made.push(() -> s.deregister(region));
+        }
         for (RdmaEndpoint endpoint : List.copyOf(endpoints)) {
-            endpoint.close();
+            made.push(endpoint::close);
         }
         endpoints.clear();
-        for (MemoryRegion region : List.copyOf(regions)) {
-            s.deregister(region);
-        }
         regions.clear();
+        try {
+            made.closeAll(null);
+            return null;
+        } catch (RuntimeException e) {
+            s.discard(e);
+            return e;
+        }
     }
 
+    /**
+     * Closes what was made through this handle and gives the set back to its pool, also when freeing something
+     * failed (the set is then discarded, and that failure is thrown once the set is back). Twice is a no-op.
+     */
     @Override
     public void close() {
-        ChannelSet s = take();
-        if (s != null) {
-            release(s);
-            onClose.accept(this);
+        Target s = take();
+        if (s == null) {
+            return;
+        }
+        RuntimeException failure;
+        try {
+            failure = release(s);
+        } finally {
+            onClose.accept(this); // the pool's slot comes back whatever happened above
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
     @Override
     public String toString() {
-        ChannelSet s = set;
+        Target s = set;
         return "RdmaConnection[" + (s == null ? "closed" : s.toString()) + "]";
     }
 }

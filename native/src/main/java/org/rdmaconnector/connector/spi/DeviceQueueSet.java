@@ -111,6 +111,11 @@ final class DeviceQueueSet implements AutoCloseable {
         return cq;
     }
 
+    /** Whether the engine still reads the CQ's completions (its registration is active). */
+    boolean isReading() {
+        return completions.isActive();
+    }
+
     /** Sends the completions of queue pair {@code qpNumber} to {@code route}. */
     void route(int qpNumber, QueuePairRoute route) {
         byQp.put(qpNumber, route);

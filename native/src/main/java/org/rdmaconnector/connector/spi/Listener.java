@@ -79,12 +79,66 @@ final class Listener implements Deliveries {
         return List.copyOf(activations);
     }
 
-    synchronized Activation.State state() {
-        return state;
+    /**
+     * Its state. LISTENING only while the engine still reads its CM events and the completions of its per-device
+     * queue sets: when a registration failed (or the engine's loop ended) it reports WAITING_FOR_DEVICE with the
+     * reason, and listens again (as after a device removal).
+     */
+    Activation.State state() {
+        Registration seen;
+        synchronized (this) {
+            if (state != Activation.State.LISTENING) {
+                return state;
+            }
+            seen = cmRegistration;
+        }
+        String lost = eventsNoLongerRead(seen); // outside the lock of 'this': it takes that of perDevice
+        CmId lostId;
+        Activation.State now;
+        synchronized (this) {
+            lostId = lost != null && state == Activation.State.LISTENING && cmRegistration == seen ? listenId : null;
+            if (lostId != null) {
+                state = Activation.State.WAITING_FOR_DEVICE;
+                detail = "waiting: " + lost + "; listening again";
+            }
+            now = state;
+        }
+        if (lostId != null) {
+            LOG.log(Level.WARNING, "RDMA listener on " + settings.address() + ":" + settings.port() + " for "
+                + names() + ": " + lost + "; it listens again");
+            try {
+                scheduler.schedule(() -> relisten(lostId, lost + "; what the listener held is released"),
+                    Duration.ZERO);
+            } catch (RuntimeException e) { // the container's timer is gone: the runtime is closing
+                LOG.log(Level.DEBUG, "cannot schedule listening again", e);
+            }
+        }
+        return now;
     }
 
-    synchronized String stateDetail() {
-        return detail;
+    String stateDetail() {
+        state();
+        synchronized (this) {
+            return detail;
+        }
+    }
+
+    /** Why the events of a listening listener are no longer read, or null while they are. */
+    private String eventsNoLongerRead(Registration registration) {
+        if (registration != null && !registration.isActive()) {
+            Throwable failure = registration.failure();
+            return "its CM events are no longer read (" + (failure == null ? "the RDMA event engine stopped"
+                : "the registration failed: " + failure) + ")";
+        }
+        synchronized (perDevice) {
+            for (DeviceQueueSet device : perDevice.values()) {
+                if (!device.isReading()) {
+                    return "the completions of its connections on device " + device.deviceName()
+                        + " are no longer read";
+                }
+            }
+        }
+        return null;
     }
 
     int connectionCount() {
@@ -228,15 +282,15 @@ final class Listener implements Deliveries {
     }
 
     /**
-     * The listening id's device is gone (DEVICE_REMOVAL: rdma_get_cm_event(3) says to destroy the id): frees all it
-     * holds on the device, so the kernel can finish the removal, and waits for the device to listen again. Runs off
-     * the delivery thread of the CM events, as it closes their registration.
+     * The listening id's device is gone (DEVICE_REMOVAL: rdma_get_cm_event(3) says to destroy the id), or its events
+     * are no longer read ({@link #state()}): frees all it holds, so the kernel can finish a removal, and waits to
+     * listen again. Runs off the delivery thread of the CM events, as it closes their registration.
      */
-    private void relisten(CmId removedFrom) {
+    private void relisten(CmId from, String reason) {
         Registration registration;
         EventChannel channel;
         synchronized (this) {
-            if (stopped || listenId != removedFrom) {
+            if (stopped || listenId != from) {
                 return;
             }
             registration = cmRegistration;
@@ -246,13 +300,12 @@ final class Listener implements Deliveries {
             listenId = null;
             starting = true; // no other start until this one is through
             state = Activation.State.WAITING_FOR_DEVICE;
-            detail = "waiting: the device was removed; releasing it";
+            detail = "waiting: releasing what it holds (" + reason + ")";
         }
         try {
             release(registration, channel);
         } finally {
-            waitAndRetry(new IllegalStateException("its device was removed (DEVICE_REMOVAL); what the listener held on "
-                + "it is released"));
+            waitAndRetry(new IllegalStateException(reason));
         }
     }
 
@@ -322,7 +375,7 @@ final class Listener implements Deliveries {
         if (event.type() == CmEventType.DEVICE_REMOVAL) {
             // the listening id's, or that of a connection already destroyed (after DISCONNECTED, say)
             scheduler.schedule(() -> {
-                relisten(id);
+                relisten(id, "its device was removed (DEVICE_REMOVAL); what the listener held on it is released");
                 releaseUnusedDevices();
             }, Duration.ZERO);
         } else if (event.type() == CmEventType.ADDR_CHANGE) {

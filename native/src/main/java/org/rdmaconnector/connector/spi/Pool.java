@@ -191,32 +191,35 @@ public final class Pool<R> implements AutoCloseable {
         return resource;
     }
 
-    /** Takes back a borrowed resource: reset and kept idle if healthy, else destroyed. */
+    /**
+     * Takes back a borrowed resource: reset and kept idle if healthy, else destroyed. The slot comes back in every
+     * case, also when the reset or the health check throws (then the resource is destroyed).
+     */
     public void giveBack(R resource) {
-        boolean keep;
+        boolean keep = false;
         try {
             cleanup.accept(resource);
             keep = healthy.test(resource);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "cleaning up " + resource + " failed; destroying it", e);
-            keep = false;
-        }
-        boolean kept;
-        lock.lock();
-        try {
-            borrowed--;
-            kept = keep && !closed;
-            if (kept) {
-                idle.addLast(new Idle<>(resource, System.nanoTime()));
-            } else if (!keep) {
-                invalid.incrementAndGet();
-            }
-            available.signal();
         } finally {
-            lock.unlock();
-        }
-        if (!kept) {
-            destroy(resource);
+            boolean kept;
+            lock.lock();
+            try {
+                borrowed--;
+                kept = keep && !closed;
+                if (kept) {
+                    idle.addLast(new Idle<>(resource, System.nanoTime()));
+                } else if (!keep) {
+                    invalid.incrementAndGet();
+                }
+                available.signal();
+            } finally {
+                lock.unlock();
+            }
+            if (!kept) {
+                destroy(resource);
+            }
         }
     }
 

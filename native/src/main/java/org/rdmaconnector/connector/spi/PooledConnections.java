@@ -7,7 +7,8 @@ import org.rdmaconnector.verbs.engine.EventEngine;
 /**
  * A connection factory with its own pool of channel sets, for containers without a JCA pool (OSGi): each
  * {@link #getConnection()} lends a set as a {@link ConnectionHandle}; closing the handle cleans the set up and gives
- * it back; a set that saw a fatal event of its device or port is destroyed instead of lent again. Idle sets beyond
+ * it back; a set that is not {@link ChannelSet#isHealthy() healthy} (a fatal event of its device or port, its
+ * events no longer read, something made through it that could not be freed) is destroyed instead of lent again. Idle sets beyond
  * the minimum are closed after the idle timeout.
  */
 public final class PooledConnections implements AutoCloseable {
@@ -25,7 +26,7 @@ public final class PooledConnections implements AutoCloseable {
         this.channels = channels.validate();
         this.scheduler = scheduler;
         this.pool = new Pool<>(pooling, () -> ChannelSet.open(channels, devices, engine),
-            set -> !set.isClosed() && set.fatalEvent() == null, ChannelSet::cleanup, ChannelSet::close);
+            ChannelSet::isHealthy, ChannelSet::cleanup, ChannelSet::close);
         scheduleEviction();
     }
 

@@ -51,8 +51,9 @@ public final class EventEngine implements AutoCloseable {
     private final Executor delivery;
     private final int epfd;
     private final int wakeFd;
-    private final Memory epollEvents = Mem.allocate((long) MAX_EPOLL_EVENTS * Layout.SIZEOF_EPOLL_EVENT);
-    private final Memory ctlEvent = Mem.allocate(Layout.SIZEOF_EPOLL_EVENT);
+    private final Layout.EpollEvent epollLayout;
+    private final Memory epollEvents;
+    private final Memory ctlEvent;
     private final Memory wakeBuffer = Mem.allocate(8);
     private final Memory wakeReadBuffer = Mem.allocate(8);
     private final Map<Long, Reg<?>> registrations = new ConcurrentHashMap<>();
@@ -74,6 +75,8 @@ public final class EventEngine implements AutoCloseable {
     private final AtomicBoolean closeCalled = new AtomicBoolean();
     private final CountDownLatch loopStarted = new CountDownLatch(1);
     private final CountDownLatch loopExited = new CountDownLatch(1);
+    // taken once, by the loop as it starts or by close() when it never did: the taker closes the fds
+    private final AtomicBoolean loopClaimed = new AtomicBoolean();
     private final AtomicInteger nextToken = new AtomicInteger();
     private volatile Thread loop;
     // why the loop ended without close(), or null
@@ -140,6 +143,9 @@ public final class EventEngine implements AutoCloseable {
             throw new IllegalArgumentException("delivery must not be null");
         }
         this.delivery = delivery;
+        this.epollLayout = epollLayoutOf(Layout.ARCH);
+        this.epollEvents = Mem.allocate((long) MAX_EPOLL_EVENTS * epollLayout.size());
+        this.ctlEvent = Mem.allocate(epollLayout.size());
         int ep = LibC.epoll_create1(Layout.EPOLL_CLOEXEC);
         if (ep < 0) {
             throw new RdmaException("epoll_create1", Mem.errno());
@@ -172,6 +178,22 @@ public final class EventEngine implements AutoCloseable {
             throw new IllegalStateException("the " + runnerName + " did not start the RDMA event loop within "
                 + startTimeout.toMillis() + " ms");
         }
+    }
+
+    /**
+     * The layout of {@code struct epoll_event} on architecture {@code arch} (as {@code os.arch} names it).
+     *
+     * @throws RdmaException EOPNOTSUPP when this build has not laid it out for {@code arch}: epoll_wait would write
+     *     past its buffer, so the engine refuses to start
+     */
+    static Layout.EpollEvent epollLayoutOf(String arch) {
+        Layout.EpollEvent layout = Layout.epollEventOf(arch);
+        if (layout == null) {
+            throw RdmaException.explained("epoll_wait", Layout.EOPNOTSUPP, "struct epoll_event is not laid out for "
+                + "architecture '" + arch + "' (os.arch) in this build, so the RDMA event loop does not start; laid "
+                + "out: " + Layout.EpollEvent.ARCHITECTURES);
+        }
+        return layout;
     }
 
     /** Registers {@code source} with the default bound of {@value #DEFAULT_MAX_IN_FLIGHT} events in flight. */
@@ -250,6 +272,13 @@ public final class EventEngine implements AutoCloseable {
             return;
         }
         closing.set(true);
+        if (loopClaimed.compareAndSet(false, true)) {
+            // the loop never started (the executor never ran it): nothing else will close the fds; a late start
+            // finds the claim taken and returns without touching them (their numbers may belong to others by then)
+            closeFds();
+            loopExited.countDown();
+            return;
+        }
         wake();
         awaitLoopExit();
         long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
@@ -373,8 +402,8 @@ public final class EventEngine implements AutoCloseable {
                 ensureOpen();
                 throw new IllegalStateException("EventEngine is closed");
             }
-            ctlEvent.setInt(Layout.EPOLL_EVENT_EVENTS, events);
-            ctlEvent.setLong(Layout.EPOLL_EVENT_DATA, token);
+            ctlEvent.setInt(epollLayout.events(), events);
+            ctlEvent.setLong(epollLayout.data(), token);
             if (LibC.epoll_ctl(epfd, op, fd, Mem.address(ctlEvent)) != 0) {
                 throw new RdmaException("epoll_ctl", Mem.errno(), "fd " + fd);
             }
@@ -394,6 +423,9 @@ public final class EventEngine implements AutoCloseable {
     }
 
     private void run() {
+        if (!loopClaimed.compareAndSet(false, true)) {
+            return; // close() came first and closed the fds
+        }
         loop = Thread.currentThread();
         loopStarted.countDown();
         long events = Mem.address(epollEvents);
@@ -425,7 +457,7 @@ public final class EventEngine implements AutoCloseable {
                     break;
                 }
                 for (int i = 0; i < n; i++) {
-                    long token = Mem.getLong(events + (long) i * Layout.SIZEOF_EPOLL_EVENT + Layout.EPOLL_EVENT_DATA);
+                    long token = Mem.getLong(events + (long) i * epollLayout.size() + epollLayout.data());
                     if (token == WAKE_TOKEN) {
                         // consume, THEN allow the next wake-up: the other order loses one that comes in between
                         // (its write is read here, and no later wake-up writes again), and the loop then sleeps
@@ -476,17 +508,22 @@ public final class EventEngine implements AutoCloseable {
                     reg.failure = loopFailure;
                 }
             }
-            synchronized (wakeBuffer) {
-                wakeFdClosed = true;
-                LibC.close(wakeFd);
-            }
-            synchronized (ctlEvent) {
-                epfdClosed = true;
-                LibC.close(epfd);
-            }
-            epollEvents.close();
+            closeFds();
             loopExited.countDown();
         }
+    }
+
+    // Once, by whoever claimed the loop: the eventfd and epoll fd, guarded against writers and epoll_ctl callers.
+    private void closeFds() {
+        synchronized (wakeBuffer) {
+            wakeFdClosed = true;
+            LibC.close(wakeFd);
+        }
+        synchronized (ctlEvent) {
+            epfdClosed = true;
+            LibC.close(epfd);
+        }
+        epollEvents.close();
     }
 
     /**
@@ -760,6 +797,11 @@ public final class EventEngine implements AutoCloseable {
             synchronized (allClosed) {
                 allClosed.remove(this);
             }
+        }
+
+        @Override
+        public boolean isActive() {
+            return !removed && !closed.get() && !closing.get();
         }
 
         @Override

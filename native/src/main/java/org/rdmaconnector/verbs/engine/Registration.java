@@ -9,6 +9,13 @@ public interface Registration extends AutoCloseable {
     /** The source's name. */
     String name();
 
+    /**
+     * Whether the engine still reads the source: false once the registration was closed, the source failed and was
+     * dropped ({@link #failure()}), or the engine's loop ended (closed, or failed). Owners check it before lending
+     * what depends on the source: its events would never be read again.
+     */
+    boolean isActive();
+
     /** Events read from the source (for a completion channel: work completions). */
     long eventsRead();
 

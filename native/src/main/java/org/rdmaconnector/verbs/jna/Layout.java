@@ -6,13 +6,47 @@ import java.util.Map;
 
 /**
  * Sizes, field offsets and constants of the C structures and enums the bindings touch, for x86_64 Linux with the
- * rdma-core headers of Debian 12. Each value is declared with its C name ({@code "ibv_wc.byte_len"},
+ * rdma-core headers of Debian 12; {@code struct epoll_event}, the one whose layout differs between the 64-bit
+ * architectures, is laid out per architecture ({@link EpollEvent}). Each value is declared with its C name ({@code "ibv_wc.byte_len"},
  * {@code "sizeof.ibv_wc"}, {@code "const.IBV_WC_RECV"}); {@code LayoutTest} compiles {@code src/test/c/layout.c}
  * against the installed headers and fails on any difference, because a wrong offset crashes the JVM.
  * {@code ibv_context_ops.*} are offsets from the start of {@code struct ibv_context}.
  */
 public final class Layout {
     private static final Map<String, Long> DECLARED = new LinkedHashMap<>();
+
+    /** The architecture this JVM runs on, as {@code os.arch} names it ({@code amd64}, {@code aarch64}, ...). */
+    public static final String ARCH = System.getProperty("os.arch", "");
+
+    /**
+     * The layout of {@code struct epoll_event} (u32 events, u64 data) on one architecture. linux/eventpoll.h packs it
+     * ({@code EPOLL_PACKED}) on x86-64 only, to match 32-bit x86: 12 bytes, data at 4. On the other 64-bit
+     * architectures the u64 is 8-aligned: 16 bytes, data at 8 (a 12-byte stride there makes epoll_wait write past
+     * the buffer).
+     *
+     * @param size sizeof(struct epoll_event)
+     * @param events offset of events
+     * @param data offset of data
+     */
+    public record EpollEvent(int size, int events, int data) {
+        /** x86-64: packed. */
+        public static final EpollEvent PACKED = new EpollEvent(12, 0, 4);
+        /** The other 64-bit architectures: natural alignment. */
+        public static final EpollEvent NATURAL = new EpollEvent(16, 0, 8);
+        /** Every architecture laid out, by its {@code os.arch} name. */
+        public static final Map<String, EpollEvent> BY_ARCH = Map.of("amd64", PACKED, "x86_64", PACKED,
+            "aarch64", NATURAL, "ppc64le", NATURAL, "s390x", NATURAL, "riscv64", NATURAL);
+        /** Their names, for messages. */
+        public static final String ARCHITECTURES = String.join(", ", new java.util.TreeSet<>(BY_ARCH.keySet()));
+    }
+
+    /** The layout of {@code struct epoll_event} on {@code arch} ({@code os.arch}), or null where it is not laid out. */
+    public static EpollEvent epollEventOf(String arch) {
+        return EpollEvent.BY_ARCH.get(arch);
+    }
+
+    // this JVM's: what layout.c prints on the build host; -1 where not laid out (the event engine refuses to start)
+    private static final EpollEvent HOST_EPOLL_EVENT = epollEventOf(ARCH);
 
     public static final int SIZEOF_IBV_CONTEXT = def("sizeof.ibv_context", 328);
     public static final int IBV_CONTEXT_DEVICE = def("ibv_context.device", 0);
@@ -145,9 +179,12 @@ public final class Layout {
     public static final int SOCKADDR_IN6_SIN6_ADDR = def("sockaddr_in6.sin6_addr", 8);
     public static final int SOCKADDR_IN6_SIN6_SCOPE_ID = def("sockaddr_in6.sin6_scope_id", 24);
     public static final int SIZEOF_SOCKADDR_STORAGE = def("sizeof.sockaddr_storage", 128);
-    public static final int SIZEOF_EPOLL_EVENT = def("sizeof.epoll_event", 12);
-    public static final int EPOLL_EVENT_EVENTS = def("epoll_event.events", 0);
-    public static final int EPOLL_EVENT_DATA = def("epoll_event.data", 4);
+    public static final int SIZEOF_EPOLL_EVENT = def("sizeof.epoll_event",
+        HOST_EPOLL_EVENT == null ? -1 : HOST_EPOLL_EVENT.size());
+    public static final int EPOLL_EVENT_EVENTS = def("epoll_event.events",
+        HOST_EPOLL_EVENT == null ? -1 : HOST_EPOLL_EVENT.events());
+    public static final int EPOLL_EVENT_DATA = def("epoll_event.data",
+        HOST_EPOLL_EVENT == null ? -1 : HOST_EPOLL_EVENT.data());
     public static final int SIZEOF_POLLFD = def("sizeof.pollfd", 8);
     public static final int POLLFD_FD = def("pollfd.fd", 0);
     public static final int POLLFD_EVENTS = def("pollfd.events", 4);

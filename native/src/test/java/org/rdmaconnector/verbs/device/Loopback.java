@@ -24,15 +24,16 @@ import org.rdmaconnector.verbs.QueuePairCapabilities;
 /**
  * A connection over Soft-RoCE between two ids of this JVM on {@link #ADDRESS} (rxe0 in the soft-RDMA VM), made the
  * way rping makes it, with each side's device context view, protection domain, completion channel, queue and a
- * registered buffer of {@code slots} x {@code slotSize} bytes. Closing it closes everything.
+ * registered buffer of {@code slots} x {@code slotSize} bytes. Closing it closes everything. Public for the device
+ * tests of package-private seams in other packages.
  */
-final class Loopback implements AutoCloseable {
-    static final String ADDRESS = System.getProperty("rdma.test.address", "10.0.0.1");
-    static final Duration TIMEOUT = Duration.ofSeconds(20);
+public final class Loopback implements AutoCloseable {
+    public static final String ADDRESS = System.getProperty("rdma.test.address", "10.0.0.1");
+    public static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final AtomicInteger PORTS = new AtomicInteger(20000 + (int) (ProcessHandle.current().pid() % 1000) * 20);
 
     /** One end: the objects a connection uses on its side. */
-    record Side(CmId id, DeviceContext context, ProtectionDomain pd, CompletionChannel channel, CompletionQueue cq,
+    public record Side(CmId id, DeviceContext context, ProtectionDomain pd, CompletionChannel channel, CompletionQueue cq,
                 MemoryRegion buffer) {
         static Side on(CmId id, int slots, int slotSize, int queueDepth) {
             DeviceContext context = id.openDeviceContext();
@@ -55,7 +56,7 @@ final class Loopback implements AutoCloseable {
     final EventChannel serverEvents;
     final EventChannel clientEvents;
     final CmId listener;
-    final Side client;
+    public final Side client;
     final Side server;
     final byte[] connectPrivateData;
 
@@ -69,7 +70,7 @@ final class Loopback implements AutoCloseable {
         this.connectPrivateData = connectPrivateData;
     }
 
-    static int nextPort() {
+    public static int nextPort() {
         return PORTS.incrementAndGet();
     }
 
@@ -83,7 +84,7 @@ final class Loopback implements AutoCloseable {
     }
 
     /** A listening id on a fresh port of {@link #ADDRESS}. */
-    static CmId listen(EventChannel channel) {
+    public static CmId listen(EventChannel channel) {
         CmId listener = channel.createId(PortSpace.TCP);
         listener.bind(new InetSocketAddress(ADDRESS, nextPort()));
         listener.listen(16);
@@ -91,7 +92,7 @@ final class Loopback implements AutoCloseable {
     }
 
     /** An id on {@code channel} whose address and route to {@code port} are resolved. */
-    static CmId resolved(EventChannel channel, int port) {
+    public static CmId resolved(EventChannel channel, int port) {
         CmId id = channel.createId(PortSpace.TCP);
         id.resolveAddress(null, new InetSocketAddress(ADDRESS, port), TIMEOUT);
         expect(channel, CmEventType.ADDR_RESOLVED);
@@ -104,7 +105,7 @@ final class Loopback implements AutoCloseable {
      * Connects a client to a fresh listener; each side gets a buffer of {@code slots} x {@code slotSize} bytes and
      * the server has a receive posted in every slot before it accepts. Both ESTABLISHED events are consumed.
      */
-    static Loopback connect(int slots, int slotSize) {
+    public static Loopback connect(int slots, int slotSize) {
         EventChannel serverEvents = EventChannel.create();
         EventChannel clientEvents = EventChannel.create();
         try {

@@ -541,6 +541,60 @@ class EventEngineTest {
     }
 
     @Test
+    void aRegistrationIsActiveUntilItIsClosedItsSourceFailsOrTheLoopEnds() throws Exception {
+        Registration closedByOwner = engine.register(pipe(), e -> { });
+        Pipe failing = pipe();
+        Registration failed = engine.register(failing, e -> { });
+        Registration endedWithTheLoop = engine.register(pipe(), e -> { });
+        assertTrue(closedByOwner.isActive() && failed.isActive() && endedWithTheLoop.isActive());
+
+        closedByOwner.close();
+        assertFalse(closedByOwner.isActive(), "closed by its owner");
+
+        failing.failNext = new IllegalStateException("channel broken");
+        assertTrue(failing.write(0, 0));
+        await("the failed source is dropped", () -> failed.failure() != null);
+        assertFalse(failed.isActive(), "dropped after its source failed");
+        assertTrue(endedWithTheLoop.isActive(), "the others are still read");
+
+        engine.close();
+        assertFalse(endedWithTheLoop.isActive(), "the engine's loop ended");
+    }
+
+    @Test
+    void anEngineWhoseLoopNeverStartedClosesItsFdsAndALateStartTouchesNone() throws Exception {
+        engine.close();
+        long before = TestProbes.openFds();
+        List<Runnable> neverRun = new ArrayList<>();
+        assertThrows(IllegalStateException.class,
+            () -> EventEngine.runningOn(neverRun::add, pool, Duration.ofMillis(100)));
+        assertEquals(1, neverRun.size());
+        assertEquals(before, TestProbes.openFds(), "the epoll fd and the eventfd of the engine are closed");
+
+        // the numbers of the closed fds go to the next fds opened: a loop that starts late must not close them
+        Pipe reused = pipe();
+        Thread late = new Thread(neverRun.get(0), "late-loop");
+        late.start();
+        late.join(5000);
+        assertFalse(late.isAlive(), "the late loop returns at once");
+        assertTrue(reused.write(0, 1), "the fd that reused an engine fd's number is still open");
+        assertEquals(before + 2, TestProbes.openFds(), "only the pipe's two fds are open");
+        engine = new EventEngine(threads, pool); // for stop()
+    }
+
+    @Test
+    void anArchitectureWithoutAnEpollEventLayoutIsRefusedWithAClearError() {
+        assertEquals(Layout.EpollEvent.PACKED, EventEngine.epollLayoutOf("amd64"));
+        assertEquals(Layout.EpollEvent.NATURAL, EventEngine.epollLayoutOf("aarch64"));
+        org.rdmaconnector.verbs.RdmaException e = assertThrows(org.rdmaconnector.verbs.RdmaException.class,
+            () -> EventEngine.epollLayoutOf("mips"));
+        assertEquals("epoll_wait", e.function());
+        assertEquals("EOPNOTSUPP", e.errnoName());
+        assertTrue(e.getMessage().contains("struct epoll_event is not laid out for architecture 'mips'")
+            && e.getMessage().contains("aarch64, amd64"), e.getMessage());
+    }
+
+    @Test
     void badArguments() {
         Pipe pipe = pipe();
         assertThrows(IllegalArgumentException.class, () -> new EventEngine(null, pool));

@@ -22,18 +22,36 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LayoutTest {
     private static Map<String, Long> fromHeaders;
+    // struct epoll_event as the kernel declares it with and without EPOLL_PACKED (u32 events, u64 data)
+    private static Map<String, Long> epollModels;
 
     @BeforeAll
     static void compileAndRun(@TempDir Path dir) throws IOException, InterruptedException {
-        Path source = Path.of("src/test/c/layout.c").toAbsolutePath();
-        Path binary = dir.resolve("layout");
+        fromHeaders = compileAndRun(Path.of("src/test/c/layout.c").toAbsolutePath(), dir);
+        Path models = dir.resolve("epoll_models.c");
+        Files.writeString(models, """
+            #include <stddef.h>
+            #include <stdint.h>
+            #include <stdio.h>
+            struct packed { uint32_t events; uint64_t data; } __attribute__((packed));
+            struct natural { uint32_t events; uint64_t data; };
+            #define PRINT(s) printf(#s ".size %zu\\n" #s ".events %zu\\n" #s ".data %zu\\n", sizeof(struct s), \\
+                offsetof(struct s, events), offsetof(struct s, data))
+            int main(void) { PRINT(packed); PRINT(natural); return 0; }
+            """);
+        epollModels = compileAndRun(models, dir);
+    }
+
+    private static Map<String, Long> compileAndRun(Path source, Path dir) throws IOException, InterruptedException {
+        Path binary = dir.resolve(source.getFileName().toString().replace(".c", ""));
         run(List.of("gcc", "-Wall", "-Werror", "-o", binary.toString(), source.toString()), dir);
         String out = run(List.of(binary.toString()), dir);
-        fromHeaders = new TreeMap<>();
+        Map<String, Long> values = new TreeMap<>();
         for (String line : out.split("\n")) {
             String[] parts = line.trim().split(" ");
-            fromHeaders.put(parts[0], Long.parseLong(parts[1]));
+            values.put(parts[0], Long.parseLong(parts[1]));
         }
+        return values;
     }
 
     private static String run(List<String> command, Path dir) throws IOException, InterruptedException {
@@ -62,6 +80,40 @@ class LayoutTest {
         List<String> missing = new ArrayList<>(fromHeaders.keySet());
         missing.removeAll(Layout.declared().keySet());
         assertTrue(missing.isEmpty(), "layout.c prints values Layout does not declare: " + missing);
+    }
+
+    @Test
+    void epollEventIsPackedOnX8664OnlyAsTheKernelHeaderSays() throws IOException {
+        // linux/eventpoll.h: "#ifdef __x86_64__ / #define EPOLL_PACKED __attribute__((packed)) / #else / #define
+        // EPOLL_PACKED / #endif", and struct epoll_event { __poll_t events; __u64 data; } EPOLL_PACKED
+        String header = Files.readString(Path.of("/usr/include/linux/eventpoll.h")).replaceAll("[ \t]+", " ");
+        assertTrue(header.contains("#ifdef __x86_64__\n#define EPOLL_PACKED __attribute__((packed))\n#else\n"
+            + "#define EPOLL_PACKED\n#endif"), "the kernel's EPOLL_PACKED rule changed: lay epoll_event out again");
+        assertTrue(header.contains("struct epoll_event {\n __poll_t events;\n __u64 data;\n} EPOLL_PACKED;"),
+            "struct epoll_event changed");
+    }
+
+    @Test
+    void everyArchitectureLaidOutHasTheEpollEventOfItsRule() {
+        // packed on x86-64; elsewhere natural alignment, as gcc lays the unpacked struct out here: a u64 is 8-aligned
+        // on x86-64 as on every other 64-bit Linux ABI laid out (aarch64, ppc64le, s390x, riscv64)
+        Layout.EpollEvent packed = model("packed");
+        Layout.EpollEvent natural = model("natural");
+        assertEquals(new Layout.EpollEvent(12, 0, 4), packed);
+        assertEquals(new Layout.EpollEvent(16, 0, 8), natural);
+        Layout.EpollEvent.BY_ARCH.forEach((arch, layout) -> assertEquals(
+            arch.equals("amd64") || arch.equals("x86_64") ? packed : natural, layout, arch));
+        assertEquals(Layout.epollEventOf("aarch64"), natural);
+        assertEquals(null, Layout.epollEventOf("i386"), "32-bit x86 is not laid out");
+        // and the build host's, from its own headers (everyJavaValueMatchesTheHeaders checks the same keys)
+        assertEquals(new Layout.EpollEvent((int) (long) fromHeaders.get("sizeof.epoll_event"),
+            (int) (long) fromHeaders.get("epoll_event.events"), (int) (long) fromHeaders.get("epoll_event.data")),
+            Layout.epollEventOf(Layout.ARCH), Layout.ARCH);
+    }
+
+    private static Layout.EpollEvent model(String name) {
+        return new Layout.EpollEvent((int) (long) epollModels.get(name + ".size"),
+            (int) (long) epollModels.get(name + ".events"), (int) (long) epollModels.get(name + ".data"));
     }
 
     @Test
