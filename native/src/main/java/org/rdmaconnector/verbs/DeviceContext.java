@@ -1,6 +1,7 @@
 package org.rdmaconnector.verbs;
 
 import com.sun.jna.Memory;
+import com.sun.jna.Native;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.rdmaconnector.verbs.jna.IbVerbs;
@@ -13,25 +14,31 @@ import org.rdmaconnector.verbs.jna.RdmaCma;
  * queues, and the source of the device's asynchronous events. Closing it closes them, newest first.
  *
  * <p>{@link #open(String)} returns a view of the context librdmacm keeps for the device (rdma_get_devices(3)), so
- * what it creates works with the {@link CmId}s of that device; closing the view closes what it created, while the
- * context itself stays with librdmacm. {@link #openVerbsOnly(String)} opens a context of its own
- * (ibv_open_device(3)), closed with the object, for verbs use without the CM. Thread-safe.
+ * what it creates works with the {@link CmId}s of that device. The view holds librdmacm's reference on that one
+ * device until it is closed: librdmacm closes its context of a removed device only once no list, id or view refers
+ * to it, so the context stays valid under everything the view created. Closing the view closes what it created and
+ * then gives the reference back. {@link #openVerbsOnly(String)} opens a context of its own (ibv_open_device(3)),
+ * closed with the object, for verbs use without the CM. Thread-safe.
  */
 public final class DeviceContext extends NativeResource {
     private final long context;
-    private final String deviceName;
+    private final Device device;
     private final boolean owned;
+    // librdmacm's list (malloc'd, NULL-terminated) holding this view's reference on the device; 0 when owned
+    private final long reference;
     private final IbVerbs.ContextOps ops;
 
-    private DeviceContext(long context, String deviceName, boolean owned) {
+    private DeviceContext(long context, boolean owned, long reference) {
         this.context = context;
-        this.deviceName = deviceName;
+        this.device = Device.of(Mem.getLong(context + Layout.IBV_CONTEXT_DEVICE));
         this.owned = owned;
+        this.reference = reference;
         this.ops = new IbVerbs.ContextOps(context);
     }
 
     /**
      * Opens device {@code deviceName} through librdmacm (rdma_get_devices(3)), usable with CM ids on that device.
+     * The view keeps librdmacm's reference on the device (and no other) until it is closed.
      *
      * @throws IllegalArgumentException if the name is null or empty
      * @throws RdmaException {@code ENODEV} when no RDMA device is present or none has that name
@@ -46,21 +53,47 @@ public final class DeviceContext extends NativeResource {
             if (list == 0) {
                 throw RdmaException.lastError("rdma_get_devices", "device " + deviceName);
             }
-            try {
-                StringBuilder present = new StringBuilder();
-                for (int i = 0; i < count.getInt(0); i++) {
-                    long context = Mem.getLong(list + 8L * i);
-                    String name = nameOf(context);
-                    if (deviceName.equals(name)) {
-                        return new DeviceContext(context, name, false);
-                    }
-                    present.append(present.length() == 0 ? "" : ", ").append(name);
+            int n = count.getInt(0);
+            int found = -1;
+            StringBuilder present = new StringBuilder();
+            for (int i = 0; i < n && found < 0; i++) {
+                String name = nameOf(Mem.getLong(list + 8L * i));
+                if (deviceName.equals(name)) {
+                    found = i;
                 }
+                present.append(present.length() == 0 ? "" : ", ").append(name);
+            }
+            if (found < 0) {
+                RdmaCma.rdma_free_devices(list);
                 throw RdmaException.explained("rdma_get_devices", Layout.ENODEV,
                     "no device named '" + deviceName + "'; present: [" + present + "]");
-            } finally {
-                RdmaCma.rdma_free_devices(list);
             }
+            return keepOnly(list, n, found);
+        }
+    }
+
+    /**
+     * Moves the reference {@code list} holds on entry {@code keep} into a list of its own (malloc'd, as
+     * rdma_free_devices frees it) and gives the others back: a view must not hold the other devices.
+     */
+    private static DeviceContext keepOnly(long list, int n, int keep) {
+        long context = Mem.getLong(list + 8L * keep);
+        long reference = Native.malloc(16);
+        if (reference == 0) {
+            RdmaCma.rdma_free_devices(list);
+            throw new OutOfMemoryError("malloc of 16 bytes for the device list of " + nameOf(context) + " failed");
+        }
+        Mem.putLong(reference, context);
+        Mem.putLong(reference + 8, 0);
+        for (int i = keep; i < n; i++) { // the others, NULL-terminated, without the kept one
+            Mem.putLong(list + 8L * i, Mem.getLong(list + 8L * (i + 1)));
+        }
+        RdmaCma.rdma_free_devices(list);
+        try {
+            return new DeviceContext(context, false, reference);
+        } catch (RuntimeException | Error e) {
+            RdmaCma.rdma_free_devices(reference);
+            throw e;
         }
     }
 
@@ -87,7 +120,7 @@ public final class DeviceContext extends NativeResource {
                         if (context == 0) {
                             throw RdmaException.lastError("ibv_open_device", "device " + deviceName);
                         }
-                        return new DeviceContext(context, deviceName, true);
+                        return new DeviceContext(context, true, 0);
                     }
                 }
                 throw RdmaException.explained("ibv_get_device_list", Layout.ENODEV, "no device named '" + deviceName
@@ -104,7 +137,12 @@ public final class DeviceContext extends NativeResource {
 
     /** The device name, e.g. {@code rxe0}. */
     public String deviceName() {
-        return deviceName;
+        return device.name();
+    }
+
+    /** The device this context is open on: name, GUID and the kernel's index of this registration of it. */
+    public Device device() {
+        return device;
     }
 
     /** Whether this context was opened with ibv_open_device(3) and is closed with it. */
@@ -118,7 +156,7 @@ public final class DeviceContext extends NativeResource {
         try (Memory attr = Mem.allocate(Layout.SIZEOF_IBV_DEVICE_ATTR)) {
             int rc = IbVerbs.ibv_query_device(context, Mem.address(attr));
             if (rc != 0) {
-                throw RdmaException.fromReturnCode("ibv_query_device", rc, deviceName);
+                throw RdmaException.fromReturnCode("ibv_query_device", rc, deviceName());
             }
             byte[] fw = attr.getByteArray(Layout.IBV_DEVICE_ATTR_FW_VER, 64);
             int len = 0;
@@ -153,7 +191,7 @@ public final class DeviceContext extends NativeResource {
             int rc = IbVerbs.ibv_query_port(context, (byte) portNumber, Mem.address(attr));
             if (rc != 0) {
                 throw RdmaException.fromReturnCode("ibv_query_port", rc,
-                    deviceName + " port " + portNumber);
+                    deviceName() + " port " + portNumber);
             }
             return new PortAttributes(portNumber, attr.getInt(Layout.IBV_PORT_ATTR_STATE),
                 attr.getInt(Layout.IBV_PORT_ATTR_MAX_MTU), attr.getInt(Layout.IBV_PORT_ATTR_ACTIVE_MTU),
@@ -182,7 +220,7 @@ public final class DeviceContext extends NativeResource {
         try {
             long pd = IbVerbs.ibv_alloc_pd(context);
             if (pd == 0) {
-                throw RdmaException.lastError("ibv_alloc_pd", deviceName);
+                throw RdmaException.lastError("ibv_alloc_pd", deviceName());
             }
             return new ProtectionDomain(this, pd);
         } finally {
@@ -196,7 +234,7 @@ public final class DeviceContext extends NativeResource {
         try {
             long channel = IbVerbs.ibv_create_comp_channel(context);
             if (channel == 0) {
-                throw RdmaException.lastError("ibv_create_comp_channel", deviceName);
+                throw RdmaException.lastError("ibv_create_comp_channel", deviceName());
             }
             return new CompletionChannel(this, channel);
         } finally {
@@ -230,12 +268,12 @@ public final class DeviceContext extends NativeResource {
                 int vectors = Mem.getInt(context + Layout.IBV_CONTEXT_NUM_COMP_VECTORS);
                 if (completionVector >= vectors) {
                     throw new IllegalArgumentException("completionVector must be from 0 to " + (vectors - 1)
-                        + " on " + deviceName + ", was " + completionVector);
+                        + " on " + deviceName() + ", was " + completionVector);
                 }
                 long cq = IbVerbs.ibv_create_cq(context, minEntries, 0, channel == null ? 0 : channel.address(),
                     completionVector);
                 if (cq == 0) {
-                    throw RdmaException.lastError("ibv_create_cq", deviceName + ", " + minEntries + " entries");
+                    throw RdmaException.lastError("ibv_create_cq", deviceName() + ", " + minEntries + " entries");
                 }
                 return new CompletionQueue(this, channel, cq);
             } finally {
@@ -263,7 +301,7 @@ public final class DeviceContext extends NativeResource {
         acquire();
         try {
             Fds.setNonBlocking(Mem.getInt(context + Layout.IBV_CONTEXT_ASYNC_FD), nonBlocking,
-                deviceName + " async fd");
+                deviceName() + " async fd");
         } finally {
             release();
         }
@@ -272,7 +310,7 @@ public final class DeviceContext extends NativeResource {
     /** Waits until an async event is pending or the timeout passes; true when one is. */
     public boolean awaitAsyncEvent(Duration timeout) {
         int fd = asyncFd();
-        return Fds.awaitReadable(fd, timeout, deviceName + " async fd");
+        return Fds.awaitReadable(fd, timeout, deviceName() + " async fd");
     }
 
     /**
@@ -287,13 +325,13 @@ public final class DeviceContext extends NativeResource {
                 if (errno == Layout.EAGAIN) {
                     return null;
                 }
-                throw new RdmaException("ibv_get_async_event", errno, deviceName);
+                throw new RdmaException("ibv_get_async_event", errno, deviceName());
             }
             int type = event.getInt(Layout.IBV_ASYNC_EVENT_EVENT_TYPE);
             AsyncEventType kind = AsyncEventType.of(type);
             int port = kind.isPortEvent() ? event.getInt(Layout.IBV_ASYNC_EVENT_ELEMENT) : 0;
             IbVerbs.ibv_ack_async_event(Mem.address(event));
-            return new AsyncEvent(deviceName, kind, type, port, Mem.string(IbVerbs.ibv_event_type_str(type)));
+            return new AsyncEvent(deviceName(), kind, type, port, Mem.string(IbVerbs.ibv_event_type_str(type)));
         } finally {
             release();
         }
@@ -312,13 +350,22 @@ public final class DeviceContext extends NativeResource {
         if (owned) {
             int rc = IbVerbs.ibv_close_device(context);
             if (rc != 0) {
-                throw RdmaException.fromReturnCode("ibv_close_device", rc, deviceName);
+                throw RdmaException.fromReturnCode("ibv_close_device", rc, deviceName());
             }
+            return;
+        }
+        RdmaCma.rdma_free_devices(reference);
+        // librdmacm learns that a device is gone only when it lists the devices again; until then it keeps its
+        // context of a removed one open, and the kernel cannot finish the removal. Listing now lets it close that
+        // context as soon as nothing refers to it any more.
+        long list = RdmaCma.rdma_get_devices(0);
+        if (list != 0) {
+            RdmaCma.rdma_free_devices(list);
         }
     }
 
     @Override
     public String toString() {
-        return "DeviceContext[" + deviceName + (owned ? ", verbs only" : "") + (isClosed() ? ", closed]" : "]");
+        return "DeviceContext[" + device + (owned ? ", verbs only" : "") + (isClosed() ? ", closed]" : "]");
     }
 }

@@ -94,9 +94,7 @@ public final class Rdma {
                 int n = count.getInt(0);
                 List<Device> devices = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    long device = Mem.getLong(list + 8L * i);
-                    devices.add(new Device(Mem.string(IbVerbs.ibv_get_device_name(device)),
-                        Long.reverseBytes(IbVerbs.ibv_get_device_guid(device))));
+                    devices.add(Device.of(Mem.getLong(list + 8L * i)));
                 }
                 return List.copyOf(devices);
             } finally {

@@ -60,7 +60,7 @@ class NoDeviceHostTest {
         RdmaException verbsOnly = assertThrows(RdmaException.class, () -> DeviceContext.openVerbsOnly("rxe0"));
         assertEquals(Layout.ENOSYS, verbsOnly.errno());
         assertTrue(verbsOnly.getMessage().contains("rxe0"), verbsOnly.getMessage());
-        assertThrows(RdmaException.class, () -> new Device("rxe0", 0).open());
+        assertThrows(RdmaException.class, () -> new Device("rxe0", 0, -1).open());
         assertThrows(RdmaException.class, () -> Rdma.device("rxe0"));
     }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicTest;
 import org.opentest4j.AssertionFailedError;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -28,6 +29,12 @@ final class GuestResults {
                     + "\n--- guest stack trace ---\n" + detail);
             }
         }
+    }
+
+    /** One host test per guest test, named {@code PREFIX: Class.method}, ending as it ended in the guest. */
+    static List<DynamicTest> asTests(List<Case> cases, String prefix) {
+        return cases.stream().map(c -> DynamicTest.dynamicTest(prefix + ": " + c.className().replaceFirst("^.*\\.", "")
+            + "." + c.name(), c::replay)).toList();
     }
 
     static List<Case> read(Path reportsDir) throws Exception {

@@ -4,13 +4,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
- * One boot of the soft-RDMA VM: the self-check, then one guest JVM running the device tests, with results, console
- * log and exit code left in the share (a folder the guest sees at the same path).
+ * One boot of the soft-RDMA VM: the self-check (optional), then one guest JVM running the tests of one tag, with
+ * results, console log and exit code left in the share (a folder the guest sees at the same path).
  */
 final class GuestRun {
     /** Guest-side limit for the whole payload; the host adds rdma-vm's boot allowance on top. */
@@ -24,19 +28,32 @@ final class GuestRun {
         this.exitCode = exitCode;
     }
 
+    /** The self-check, then every test tagged {@code device}. */
     static GuestRun start(Path vmDir, Path share, String classPath) throws IOException, InterruptedException {
+        return start(vmDir, share, classPath, "device", Map.of(), true);
+    }
+
+    /**
+     * The self-check if {@code selfcheck}, then every test tagged {@code tag} in one JVM whose environment has
+     * {@code environment} added.
+     */
+    static GuestRun start(Path vmDir, Path share, String classPath, String tag, Map<String, String> environment,
+                          boolean selfcheck) throws IOException, InterruptedException {
         deleteTree(share);
         Files.createDirectories(share);
         Path payload = share.resolve("payload.sh");
         Files.writeString(payload, String.join("\n",
             "#!/bin/bash",
-            "# written by SoftRdmaIT: the self-check, then one JVM with every test tagged 'device'",
+            "# written by GuestRun: " + (selfcheck ? "the self-check, then " : "") + "one JVM with every test "
+                + "tagged '" + tag + "'",
             "cd " + quote(share.toString()),
-            "bash " + quote(vmDir.resolve("selfcheck.sh").toString()) + " > selfcheck.log 2>&1",
-            "echo \"selfcheck exit $?\"",
-            // MaxDirectMemorySize: the cap under which ChurnDeviceTest's connections must never be refused
-            "exec " + guestJava(share, classPath, "512m") + " " + consoleLauncher("device"),
+            selfcheck ? "bash " + quote(vmDir.resolve("selfcheck.sh").toString()) + " > selfcheck.log 2>&1" : "",
+            selfcheck ? "echo \"selfcheck exit $?\"" : "",
+            environment.entrySet().stream().map(e -> "export " + e.getKey() + "=" + quote(e.getValue()))
+                .collect(Collectors.joining("\n")),
+            "exec " + guestJava(share, classPath, "512m") + " " + consoleLauncher(tag),
             ""), StandardCharsets.UTF_8);
+        Files.createDirectories(share.resolve("tmp"));
         ProcessBuilder builder = new ProcessBuilder(vmDir.resolve("rdma-vm").toString(), "run", "--quiet",
             "--share", share.toString(), "--timeout", String.valueOf(GUEST_TIMEOUT_SECONDS), "--",
             "/bin/bash", payload.toString())
@@ -54,10 +71,9 @@ final class GuestRun {
     /**
      * The guest JVM's command line up to the main class: C1 only and the serial GC (FACTS: TCG and C2), direct memory
      * capped at 32 MB (the cap under which ChurnDeviceTest's connections must never be refused), temporary files in
-     * the share (created here).
+     * the share's tmp (the caller creates it).
      */
     static String guestJava(Path share, String classPath, String heap) throws IOException {
-        Files.createDirectories(share.resolve("tmp"));
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         return quote(java.toString()) + " -Xmx" + heap + " -XX:MaxDirectMemorySize=32m -XX:TieredStopAtLevel=1"
             + " -XX:+UseSerialGC -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
@@ -67,7 +83,8 @@ final class GuestRun {
     /** The console launcher's arguments: every test tagged {@code tag}, reports into ./reports. */
     static String consoleLauncher(String tag) {
         return "org.junit.platform.console.ConsoleLauncher execute --select-package org.rdmaconnector"
-            + " --include-tag " + tag + " --fail-if-no-tests --reports-dir reports --details=tree --disable-banner"
+            + " --include-tag " + quote(tag) + " --fail-if-no-tests --reports-dir reports --details=tree"
+            + " --disable-banner"
             // @Order on a test class puts it first or last (the device removal test runs last)
             + " --config " + quote("junit.jupiter.testclass.order.default="
                 + "org.junit.jupiter.api.ClassOrderer$OrderAnnotation")
@@ -106,6 +123,33 @@ final class GuestRun {
     /** Whether the guest wrote its exit code (rdma-vm's marker of a completed run). */
     boolean reported() {
         return Files.exists(share.resolve("exit-code"));
+    }
+
+    /** A test that fails with the console's tail when the guest did not report an exit code. */
+    DynamicTest reportedTest() {
+        return DynamicTest.dynamicTest("VM booted and reported", () -> {
+            if (!reported()) {
+                throw new AssertionError("the soft-RDMA VM did not report an exit code (rdma-vm exit " + exitCode
+                    + "); last console lines:\n" + consoleTail(60));
+            }
+        });
+    }
+
+    /**
+     * A test that fails when the guest JVM left no report of {@code what}, then one test per guest test, ending as
+     * it ended in the guest.
+     */
+    List<DynamicTest> guestTests(String what) throws Exception {
+        List<GuestResults.Case> cases = GuestResults.read(reportsDir());
+        List<DynamicTest> tests = new ArrayList<>();
+        tests.add(DynamicTest.dynamicTest("guest JVM ran the " + what, () -> {
+            if (cases.isEmpty()) {
+                throw new AssertionError("no guest test reports in " + reportsDir() + " (guest exit " + exitCode
+                    + "); last console lines:\n" + consoleTail(60));
+            }
+        }));
+        tests.addAll(GuestResults.asTests(cases, "guest"));
+        return tests;
     }
 
     String consoleTail(int lines) throws IOException {

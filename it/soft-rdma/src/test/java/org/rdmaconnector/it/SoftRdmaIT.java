@@ -38,23 +38,9 @@ class SoftRdmaIT {
         GuestRun run = GuestRun.start(Path.of(System.getProperty("rdma.vm.dir")),
             Path.of(System.getProperty("rdma.vm.share")), System.getProperty("java.class.path"));
         List<DynamicNode> nodes = new ArrayList<>();
-        nodes.add(dynamicTest("VM booted and reported", () -> {
-            if (!run.reported()) {
-                fail("the soft-RDMA VM did not report an exit code (rdma-vm exit " + run.exitCode() + ");"
-                    + " last console lines:\n" + run.consoleTail(60));
-            }
-        }));
+        nodes.add(run.reportedTest());
         nodes.addAll(selfcheck(run));
-        List<GuestResults.Case> cases = GuestResults.read(run.reportsDir());
-        nodes.add(dynamicTest("guest JVM ran the device tests", () -> {
-            if (cases.isEmpty()) {
-                fail("no guest test reports in " + run.reportsDir() + " (guest exit " + run.exitCode()
-                    + "); last console lines:\n" + run.consoleTail(60));
-            }
-        }));
-        for (GuestResults.Case c : cases) {
-            nodes.add(dynamicTest("guest: " + c.className().replaceFirst("^.*\\.", "") + "." + c.name(), c::replay));
-        }
+        nodes.addAll(run.guestTests("device tests"));
         return nodes.stream();
     }
 

@@ -119,10 +119,7 @@ class TwoHostIT {
             assertEquals(0, run.exitCode(), "rdma-vm run2 (the agent checks it left nothing when it quits); "
                 + run.tails());
         }));
-        for (GuestResults.Case c : cases) {
-            nodes.add(dynamicTest("guest " + testerRole + ": " + c.className().replaceFirst("^.*\\.", "") + "."
-                + c.name(), c::replay));
-        }
+        nodes.addAll(GuestResults.asTests(cases, "guest " + testerRole));
         return nodes.stream();
     }
 

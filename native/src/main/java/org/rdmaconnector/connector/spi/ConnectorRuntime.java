@@ -42,7 +42,7 @@ public final class ConnectorRuntime implements AutoCloseable {
         this.engine = engine;
         this.scheduler = scheduler;
         this.threads = threads;
-        this.devices = new DeviceRegistry(engine);
+        this.devices = new DeviceRegistry(engine, scheduler);
         this.hub = new ListenerHub(devices, engine, scheduler);
         this.jmxName = showInJmx(name, engine);
         // ENOMEM from pinning memory is the locked-memory limit in most cases: say at start what it is

@@ -1,13 +1,15 @@
 package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.rdmaconnector.verbs.AsyncEvent;
+import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.Rdma;
@@ -18,56 +20,159 @@ import org.rdmaconnector.verbs.engine.Sources;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
- * The device contexts of one connector instance, shared by reference count: the first {@link #acquire} of a device
- * opens its context and registers its async events with the engine; the last {@link Lease#close()} closes both.
- * Async events go to every lease of the device that subscribed. Thread-safe.
+ * The device contexts of one connector instance, shared by reference count and keyed by the device's identity
+ * ({@link Device}: name, node GUID and the kernel's index of its registration): the first {@link #acquire} of a
+ * device opens its context and registers its async events with the engine; the last {@link Lease#close()} closes
+ * both. Async events go to every lease of the device that subscribed. Thread-safe.
+ *
+ * <p>A device that is removed and added again under the same name is a new device: its leases get a new context,
+ * never the old one. The old device's context is closed when its last lease is; its subscribers are told of the
+ * removal with a {@link AsyncEventType#DEVICE_FATAL} event (the kernel sends none for a removal), so that pooled
+ * sets on it are destroyed instead of lent again. The registry notices a removal when a lease is taken on the name
+ * again, when a lease of the device is closed, on {@link #checkDevices()}, and (given a scheduler) every
+ * {@link #PRESENCE_CHECK} while a context is open: an idle pooled set alone would otherwise keep the device.
  */
 public final class DeviceRegistry implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DeviceRegistry.class.getName());
 
-    private final EventEngine engine;
-    private final Map<String, Shared> shared = new HashMap<>();
-    private boolean closed;
+    /** How often a registry with a scheduler looks for removed devices while it has a context open. */
+    public static final Duration PRESENCE_CHECK = Duration.ofSeconds(5);
 
-    /** A registry whose async events are read by {@code engine}. */
+    private final EventEngine engine;
+    private final Scheduler scheduler;
+    private final Map<Device, Shared> shared = new LinkedHashMap<>();
+    private boolean closed;
+    private Runnable cancelPresenceCheck; // guarded by this
+
+    /** A registry whose async events are read by {@code engine}, without periodic presence checks. */
     public DeviceRegistry(EventEngine engine) {
+        this(engine, null);
+    }
+
+    /**
+     * A registry whose async events are read by {@code engine} and that checks every {@link #PRESENCE_CHECK} on
+     * {@code scheduler} whether its devices are still present (null: never).
+     */
+    public DeviceRegistry(EventEngine engine, Scheduler scheduler) {
         if (engine == null) {
             throw new IllegalArgumentException("engine must not be null");
         }
         this.engine = engine;
+        this.scheduler = scheduler;
     }
 
     /**
      * A lease on the context of {@code deviceName}, or of the first device whose port {@code portNumber} is ACTIVE
-     * when the name is null.
+     * when the name is null: of the device present under that name now.
      *
      * @throws RdmaException ENODEV naming the device and what is present when it is missing
      */
-    public synchronized Lease acquire(String deviceName, int portNumber) {
+    public Lease acquire(String deviceName, int portNumber) {
+        List<Shared> removed = new ArrayList<>();
+        try {
+            return acquire(deviceName, portNumber, removed);
+        } finally {
+            announceRemoval(removed);
+        }
+    }
+
+    private synchronized Lease acquire(String deviceName, int portNumber, List<Shared> removed) {
         if (closed) {
             throw new IllegalStateException("DeviceRegistry is closed");
         }
         String name = deviceName == null ? firstActive(portNumber) : deviceName;
-        Shared entry = shared.get(name);
-        if (entry == null) {
-            entry = new Shared(name, DeviceContext.open(name));
-            shared.put(name, entry);
+        DeviceContext opened = DeviceContext.open(name);
+        Device device = opened.device();
+        for (Shared other : shared.values()) { // one device per name at a time: others of the name are gone
+            if (other.device.name().equals(name) && !other.device.equals(device) && other.markRemoved()) {
+                removed.add(other);
+            }
+        }
+        Shared entry = shared.get(device);
+        if (entry != null) {
+            opened.close(); // the shared context of this device is open already
+        } else {
+            entry = new Shared(opened);
             try {
-                Shared opened = entry;
-                entry.async = engine.register(Sources.asyncEvents(entry.context), opened::fanOut, 64);
+                Shared created = entry;
+                entry.async = engine.register(Sources.asyncEvents(opened), created::fanOut, 64);
             } catch (RuntimeException e) {
-                shared.remove(name);
-                entry.context.close();
+                opened.close();
                 throw e;
             }
+            shared.put(device, entry);
+            schedulePresenceCheck();
         }
         entry.references++;
         return new Lease(entry);
     }
 
-    /** The names of the devices with a context open now. */
-    public synchronized List<String> openDevices() {
+    /** The devices with a context open now; a removed one stays until its last lease is closed. */
+    public synchronized List<Device> openDevices() {
         return new ArrayList<>(shared.keySet());
+    }
+
+    /**
+     * Compares the devices with an open context against the ones the kernel lists now (ibv_get_device_list(3)); the
+     * leases of each one that is gone get a {@link AsyncEventType#DEVICE_FATAL} event saying it was removed. For
+     * callers that saw a sign of a removal ({@code DEVICE_REMOVAL} on a CM id).
+     */
+    public void checkDevices() {
+        List<Shared> removed = new ArrayList<>();
+        synchronized (this) {
+            if (!closed && !shared.isEmpty()) {
+                markMissing(removed);
+            }
+        }
+        announceRemoval(removed);
+    }
+
+    private synchronized void schedulePresenceCheck() {
+        if (scheduler == null || cancelPresenceCheck != null || closed) {
+            return;
+        }
+        try {
+            cancelPresenceCheck = scheduler.schedule(this::presenceCheck, PRESENCE_CHECK);
+        } catch (RuntimeException e) { // the container's timer is gone: the runtime is closing
+            LOG.log(Level.DEBUG, "cannot schedule the RDMA device presence check", e);
+        }
+    }
+
+    private void presenceCheck() {
+        synchronized (this) {
+            cancelPresenceCheck = null;
+        }
+        try {
+            checkDevices();
+        } finally {
+            synchronized (this) {
+                if (!shared.isEmpty()) {
+                    schedulePresenceCheck();
+                }
+            }
+        }
+    }
+
+    private void markMissing(List<Shared> removed) {
+        List<Device> present;
+        try {
+            present = Rdma.devices();
+        } catch (RdmaException e) {
+            present = List.of(); // ENODEV, ENOSYS: no device at all is present any more
+        }
+        for (Shared entry : shared.values()) {
+            if (!present.contains(entry.device) && entry.markRemoved()) {
+                removed.add(entry);
+            }
+        }
+    }
+
+    private static void announceRemoval(List<Shared> removed) {
+        for (Shared entry : removed) {
+            entry.fanOut(new AsyncEvent(entry.device.name(), AsyncEventType.DEVICE_FATAL,
+                Layout.IBV_EVENT_DEVICE_FATAL, 0, "device removed: " + entry.device + " is no longer listed by the "
+                    + "kernel (rdma link delete, hot-unplug or a driver reset); what is open on it must be closed"));
+        }
     }
 
     private static String firstActive(int portNumber) {
@@ -91,11 +196,14 @@ public final class DeviceRegistry implements AutoCloseable {
             + " ACTIVE: " + states);
     }
 
-    private synchronized void release(Shared entry) {
+    private void release(Shared entry, List<Shared> removed) {
         if (--entry.references == 0) {
-            shared.remove(entry.name);
+            shared.remove(entry.device);
             entry.async.close();
             entry.context.close();
+        } else if (!entry.removed) {
+            // a listener lets go of a device when its id reports DEVICE_REMOVAL: a moment to check what is left
+            markMissing(removed);
         }
     }
 
@@ -103,6 +211,10 @@ public final class DeviceRegistry implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
+        if (cancelPresenceCheck != null) {
+            cancelPresenceCheck.run();
+            cancelPresenceCheck = null;
+        }
         for (Shared entry : shared.values()) {
             entry.async.close();
             entry.context.close();
@@ -111,15 +223,25 @@ public final class DeviceRegistry implements AutoCloseable {
     }
 
     private static final class Shared {
-        final String name;
+        final Device device;
         final DeviceContext context;
         final List<Consumer<AsyncEvent>> subscribers = new CopyOnWriteArrayList<>();
         Registration async;
         int references;
+        boolean removed; // guarded by the registry
 
-        Shared(String name, DeviceContext context) {
-            this.name = name;
+        Shared(DeviceContext context) {
+            this.device = context.device();
             this.context = context;
+        }
+
+        /** True the first time only. */
+        boolean markRemoved() {
+            if (removed) {
+                return false;
+            }
+            removed = true;
+            return true;
         }
 
         void fanOut(AsyncEvent event) {
@@ -151,10 +273,18 @@ public final class DeviceRegistry implements AutoCloseable {
 
         /** The device name. */
         public String deviceName() {
-            return entry.name;
+            return entry.device.name();
         }
 
-        /** Sends the device's async events to {@code consumer} (on a delivery thread) until the lease closes. */
+        /** The device (name, GUID, kernel index) of the context. */
+        public Device device() {
+            return entry.device;
+        }
+
+        /**
+         * Sends the device's async events to {@code consumer} until the lease closes: on a delivery thread, and the
+         * announcement of a removal on the thread that noticed it.
+         */
         public void onAsyncEvent(Consumer<AsyncEvent> consumer) {
             synchronized (DeviceRegistry.this) {
                 if (subscriber != null) {
@@ -167,6 +297,7 @@ public final class DeviceRegistry implements AutoCloseable {
 
         @Override
         public void close() {
+            List<Shared> removed = new ArrayList<>();
             synchronized (DeviceRegistry.this) {
                 if (released) {
                     return;
@@ -176,9 +307,10 @@ public final class DeviceRegistry implements AutoCloseable {
                     entry.subscribers.remove(subscriber);
                 }
                 if (!closed) {
-                    release(entry);
+                    release(entry, removed);
                 }
             }
+            announceRemoval(removed);
         }
     }
 }

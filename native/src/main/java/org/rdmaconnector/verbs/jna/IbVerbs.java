@@ -43,6 +43,9 @@ public final class IbVerbs {
 
     public static native long ibv_get_device_name(long device);
 
+    // -1 on kernels that cannot tell it over netlink
+    public static native int ibv_get_device_index(long device);
+
     public static native long ibv_get_device_guid(long device);
 
     public static native long ibv_open_device(long device);

@@ -3,35 +3,42 @@ package org.rdmaconnector.verbs.device;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
 import java.util.Map;
 import org.rdmaconnector.verbs.TestProbes;
 
-/**
- * What a fault test must leave as it found it: this JVM's open fds, the kernel's RDMA objects ({@code rdma res}) and
- * the JVM's direct memory in use.
- */
-record Baseline(long fds, Map<String, Integer> rdmaObjects, long directMemory) {
-    static Baseline now() {
-        try {
-            return new Baseline(TestProbes.openFds(), RdmaRes.counts(), ManagementFactory.getPlatformMXBeans(
-                BufferPoolMXBean.class).stream().filter(b -> b.getName().equals("direct"))
-                .mapToLong(BufferPoolMXBean::getMemoryUsed).sum());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+/** What a leak would make grow: fds, live threads, direct buffer bytes, and the kernel's RDMA objects. */
+record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rdmaResources) {
+    static Baseline take() throws IOException, InterruptedException {
+        // rdma res first: running it starts the JDK's process reaper thread, which must be in both counts
+        Map<String, Integer> resources = RdmaRes.counts();
+        long direct = 0;
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) {
+                direct = pool.getMemoryUsed();
+            }
         }
+        return new Baseline(TestProbes.openFds(), ManagementFactory.getThreadMXBean().getThreadCount(), direct,
+            resources);
     }
 
-    /** Waits until {@link #now()} equals this baseline; fails naming both after {@code within}. */
-    void awaitBack(Duration within) throws InterruptedException {
-        Baseline[] last = {null};
-        try {
-            TestProbes.await("back to " + this, within, () -> equals(last[0] = now()));
-        } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "; last seen " + last[0], e);
+    /** Waits (bounded) until no count is above {@code before}'s, and returns the counts then. */
+    static Baseline awaitBack(Baseline before) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Loopback.TIMEOUT.toNanos();
+        Baseline now = take();
+        while (!now.isBackTo(before) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            now = take();
         }
+        return now;
+    }
+
+    /**
+     * No more fds, threads, direct memory and RDMA objects of any kind than {@code before} (fewer is fine: the
+     * listener lets go of its idle queue set on the device two seconds after its last connection).
+     */
+    boolean isBackTo(Baseline before) {
+        return fds <= before.fds && threads <= before.threads && directBytes <= before.directBytes
+            && before.rdmaResources.keySet().equals(rdmaResources.keySet()) && rdmaResources.entrySet().stream()
+                .allMatch(e -> e.getValue() <= before.rdmaResources.get(e.getKey()));
     }
 }

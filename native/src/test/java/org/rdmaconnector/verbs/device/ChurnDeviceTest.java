@@ -6,15 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -94,43 +90,6 @@ class ChurnDeviceTest {
             assertArrayEquals(message, reply.data(), "echo of cycle " + i);
         } finally {
             endpoint.close();
-        }
-    }
-
-    /** What a leak would make grow: fds, live threads, direct buffer bytes, and the kernel's RDMA objects. */
-    private record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rdmaResources) {
-        static Baseline take() throws IOException, InterruptedException {
-            // rdma res first: running it starts the JDK's process reaper thread, which must be in both counts
-            Map<String, Integer> resources = RdmaRes.counts();
-            long direct = 0;
-            for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-                if (pool.getName().equals("direct")) {
-                    direct = pool.getMemoryUsed();
-                }
-            }
-            return new Baseline(TestProbes.openFds(), ManagementFactory.getThreadMXBean().getThreadCount(), direct,
-                resources);
-        }
-
-        /** Waits (bounded) until no count is above {@code before}'s, and returns the counts then. */
-        static Baseline awaitBack(Baseline before) throws IOException, InterruptedException {
-            long deadline = System.nanoTime() + Loopback.TIMEOUT.toNanos();
-            Baseline now = take();
-            while (!now.isBackTo(before) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                now = take();
-            }
-            return now;
-        }
-
-        /**
-         * No more fds, threads, direct memory and RDMA objects of any kind than {@code before} (fewer is fine: the
-         * listener lets go of its idle queue set on the device two seconds after its last connection).
-         */
-        boolean isBackTo(Baseline before) {
-            return fds <= before.fds && threads <= before.threads && directBytes <= before.directBytes
-                && before.rdmaResources.keySet().equals(rdmaResources.keySet()) && rdmaResources.entrySet().stream()
-                    .allMatch(e -> e.getValue() <= before.rdmaResources.get(e.getKey()));
         }
     }
 }

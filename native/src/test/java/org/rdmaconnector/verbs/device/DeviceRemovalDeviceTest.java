@@ -30,9 +30,10 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * that was open on it.
  *
  * <p>Runs LAST in the guest JVM ({@code @Order}, with the class orderer the VM tier configures): the device does not
- * come back within this process. rxe cannot take user contexts away (no disassociate), and librdmacm 44 keeps its own
- * context of every device it used, so the kernel finishes the removal only when the process exits (measured: a
- * process that closed every id, channel and context still blocks it).
+ * come back within this process. rxe cannot take user contexts away (no disassociate), and rxe0 is the VM's only
+ * device: librdmacm 44 notices a removal only by listing the devices, which fails (ENODEV) when none is left, so it
+ * keeps its own context of rxe0 and the kernel finishes the removal only when the process exits. With another device
+ * present the removal finishes within the process once everything on the device is closed (DeviceResetDeviceTest).
  */
 @Tag("device")
 @Order(Integer.MAX_VALUE)

@@ -69,7 +69,7 @@ public final class PeerAgent {
     public static void main(String[] args) throws Exception {
         String self = args[0];
         long seconds = Long.parseLong(args[1]);
-        Baseline before = Baseline.now();
+        Baseline before = Baseline.take();
         PeerAgent agent = new PeerAgent(self);
         Thread watchdog = new Thread(() -> {
             try {
@@ -240,11 +240,7 @@ public final class PeerAgent {
             c.close();
         }
         runtime.close();
-        try {
-            before.awaitBack(Duration.ofSeconds(30));
-            return "";
-        } catch (AssertionError e) {
-            return e.getMessage();
-        }
+        Baseline after = Baseline.awaitBack(before);
+        return after.isBackTo(before) ? "" : "not back to " + before + ": " + after;
     }
 }

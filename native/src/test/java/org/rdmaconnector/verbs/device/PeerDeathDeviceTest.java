@@ -2,12 +2,13 @@ package org.rdmaconnector.verbs.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,7 @@ class PeerDeathDeviceTest {
     void aPeerKilledMidStreamIsReclaimedAndNothingIsLeft() throws Exception {
         try (Peer peer = Peer.connect(Duration.ofSeconds(180))) {
             peer.call("listen " + PORT + " 600 0");
-            Baseline before = Baseline.now();
+            Baseline before = Baseline.take();
             try (ConnectorStack stack = new ConnectorStack();
                  PooledConnections pool = new PooledConnections(ChannelSettings.DEFAULTS,
                      new Pool.Settings(0, 1, Duration.ofMinutes(1), Duration.ofSeconds(5)), stack.devices,
@@ -63,7 +64,7 @@ class PeerDeathDeviceTest {
                 RdmaConnection handle = pool.getConnection();
                 RdmaEndpoint out = handle.connect(new InetSocketAddress(Peer.ADDRESS, PORT), Duration.ofSeconds(20));
                 EchoStream stream = new EchoStream(out, 1, 1024, TIMEOUT);
-                CompletableFuture<Throwable> outbound = CompletableFuture.supplyAsync(() -> {
+                FutureTask<Throwable> outbound = new FutureTask<>(() -> {
                     try {
                         stream.runUntil(() -> false);
                         return null;
@@ -71,6 +72,7 @@ class PeerDeathDeviceTest {
                         return t;
                     }
                 });
+                new Thread(outbound, "peer-death-outbound").start();
                 await("mid-stream both ways", () -> listener.connectionCount() == 2 && echo.receives.get() > 300
                     && stream.echoed() > 300);
 
@@ -106,8 +108,9 @@ class PeerDeathDeviceTest {
                 assertEquals(0, pool.counters().borrowed(), pool.counters().toString());
                 listener.close();
             }
-            before.awaitBack(TIMEOUT);
-            System.out.println("PeerDeathDeviceTest: back to " + before);
+            Baseline after = Baseline.awaitBack(before);
+            System.out.println("PeerDeathDeviceTest: before " + before + ", after " + after);
+            assertTrue(after.isBackTo(before), "before " + before + ", after " + after);
         }
     }
 

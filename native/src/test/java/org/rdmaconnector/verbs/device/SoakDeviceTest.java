@@ -78,7 +78,7 @@ class SoakDeviceTest {
             + " repeats it)");
         try (Peer peer = Peer.connect(Duration.ofSeconds(180))) {
             peer.call("listen " + PEER_ECHO + " 30 14");
-            Baseline before = Baseline.now();
+            Baseline before = Baseline.take();
             ThreadWatch watch = new ThreadWatch();
             try (ConnectorStack stack = new ConnectorStack();
                  PooledConnections pool = new PooledConnections(ChannelSettings.DEFAULTS.withAckTimeout(14),
@@ -137,11 +137,12 @@ class SoakDeviceTest {
                 rejecting.close();
                 quiet(stack.engine);
             }
-            before.awaitBack(TIMEOUT);
+            Baseline after = Baseline.awaitBack(before);
+            assertTrue(after.isBackTo(before), "before " + before + ", after " + after);
             try (Stream<Path> files = Files.list(Path.of("."))) {
                 assertEquals(List.of(), files.filter(f -> f.getFileName().toString().startsWith("hs_err")).toList());
             }
-            System.out.println("SoakDeviceTest: back to " + before);
+            System.out.println("SoakDeviceTest: before " + before + ", after " + after);
         }
     }
 
