@@ -3,16 +3,12 @@ package org.rdmaconnector.verbs.device;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -65,8 +61,6 @@ class SoakDeviceTest {
     private static final int REJECT = 7476;
     private static final int WORKERS = 3;
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
-    /** How long a connector thread may stay blocked, or waiting inside the connector's code. */
-    private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(15);
 
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
     private final List<String> violations = new CopyOnWriteArrayList<>();
@@ -79,7 +73,7 @@ class SoakDeviceTest {
         try (Peer peer = Peer.connect(Duration.ofSeconds(180))) {
             peer.call("listen " + PEER_ECHO + " 30 14");
             Baseline before = Baseline.take();
-            ThreadWatch watch = new ThreadWatch();
+            ThreadWatch watch = new ThreadWatch("soak-", Duration.ofSeconds(15));
             try (ConnectorStack stack = new ConnectorStack();
                  PooledConnections pool = new PooledConnections(ChannelSettings.DEFAULTS.withAckTimeout(14),
                      new Pool.Settings(0, 4, Duration.ofSeconds(20), Duration.ofSeconds(30)), stack.devices,
@@ -270,52 +264,6 @@ class SoakDeviceTest {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /**
-     * Threads of the connector (not the soak's own) seen BLOCKED, or WAITING with a frame of the connector's main
-     * code on their stack, in every sample for longer than 15 s.
-     */
-    private static final class ThreadWatch {
-        private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        private final Map<Long, Long> stuckSince = new HashMap<>();
-
-        void sample(List<String> violations) {
-            long now = System.nanoTime();
-            Map<Long, Long> still = new HashMap<>();
-            for (ThreadInfo info : threads.dumpAllThreads(false, false)) {
-                if (info == null || info.getThreadName().startsWith("soak-") || !stuck(info)) {
-                    continue;
-                }
-                long since = stuckSince.getOrDefault(info.getThreadId(), now);
-                still.put(info.getThreadId(), since);
-                if (now - since > STUCK_NANOS) {
-                    violations.add("thread " + info.getThreadName() + " " + info.getThreadState() + " for more than "
-                        + "15 s: " + info);
-                }
-            }
-            stuckSince.clear();
-            stuckSince.putAll(still);
-        }
-
-        private static boolean stuck(ThreadInfo info) {
-            if (info.getThreadState() == Thread.State.BLOCKED) {
-                return true;
-            }
-            if (info.getThreadState() != Thread.State.WAITING && info.getThreadState() != Thread.State.TIMED_WAITING) {
-                return false;
-            }
-            for (StackTraceElement frame : info.getStackTrace()) {
-                String c = frame.getClassName();
-                if (c.equals("java.util.concurrent.ThreadPoolExecutor") && frame.getMethodName().equals("getTask")) {
-                    return false; // an idle pool thread
-                }
-                if (c.startsWith("org.rdmaconnector.") && !c.startsWith("org.rdmaconnector.verbs.device.")) {
-                    return true;
-                }
-            }
-            return false;
         }
     }
 }

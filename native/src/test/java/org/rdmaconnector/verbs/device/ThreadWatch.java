@@ -1,0 +1,67 @@
+package org.rdmaconnector.verbs.device;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finds connector threads that are stuck: seen BLOCKED, or WAITING with a frame of the connector's main code on their
+ * stack (not idle in a pool), in every sample for longer than a limit. Sample it about once a second.
+ */
+final class ThreadWatch {
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    private final Map<Long, Long> stuckSince = new HashMap<>();
+    private final String ownPrefix;
+    private final long limitNanos;
+
+    /**
+     * @param ownPrefix the name prefix of the test's own threads, which are not watched
+     * @param limit how long a thread may stay stuck
+     */
+    ThreadWatch(String ownPrefix, Duration limit) {
+        this.ownPrefix = ownPrefix;
+        this.limitNanos = limit.toNanos();
+    }
+
+    /** One sample: adds a line to {@code violations} for each thread stuck for longer than the limit. */
+    void sample(List<String> violations) {
+        long now = System.nanoTime();
+        Map<Long, Long> still = new HashMap<>();
+        for (ThreadInfo info : threads.dumpAllThreads(false, false)) {
+            if (info == null || info.getThreadName().startsWith(ownPrefix) || !stuck(info)) {
+                continue;
+            }
+            long since = stuckSince.getOrDefault(info.getThreadId(), now);
+            still.put(info.getThreadId(), since);
+            if (now - since > limitNanos) {
+                violations.add("thread " + info.getThreadName() + " " + info.getThreadState() + " for more than "
+                    + Duration.ofNanos(limitNanos).toSeconds() + " s: " + info);
+            }
+        }
+        stuckSince.clear();
+        stuckSince.putAll(still);
+    }
+
+    private static boolean stuck(ThreadInfo info) {
+        if (info.getThreadState() == Thread.State.BLOCKED) {
+            return true;
+        }
+        if (info.getThreadState() != Thread.State.WAITING && info.getThreadState() != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement frame : info.getStackTrace()) {
+            String c = frame.getClassName();
+            if (c.equals("java.util.concurrent.ThreadPoolExecutor") && frame.getMethodName().equals("getTask")) {
+                return false; // an idle pool thread
+            }
+            if (c.startsWith("org.rdmaconnector.") && !c.startsWith("org.rdmaconnector.verbs.device.")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
