@@ -52,21 +52,44 @@ public class RdmaResourceAdapter implements ResourceAdapter {
                 + e.getMessage(), e);
         }
         WorkManagerExecutors e = executors;
+        e.onLoopRelease(engine::close); // the server releasing the loop's Work ends the loop
         runtime = ConnectorRuntime.over("rdma-ra", engine, e.scheduler(), e::close);
         LOG.log(System.Logger.Level.INFO, "RDMA resource adapter started");
     }
 
+    /**
+     * Deactivates what is still active, then closes the runtime (listeners, the event loop, the device contexts, the
+     * timer). A step that fails is logged and the rest still closes: a failing stop must not leave the loop's Work
+     * running or a device open after the undeploy. Never throws.
+     */
     @Override
     public void stop() {
-        for (Key key : activations.keySet()) {
-            deactivate(key);
+        RuntimeException failure = null;
+        try {
+            for (Key key : activations.keySet()) {
+                try {
+                    deactivate(key);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "deactivating an endpoint failed while the RDMA resource "
+                        + "adapter stops; stopping the rest", e);
+                    failure = e;
+                }
+            }
+        } finally {
+            ConnectorRuntime r = runtime;
+            runtime = null;
+            if (r != null) {
+                try {
+                    r.close(); // closes every part, also after one failed; then throws the first failure
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a part of the RDMA resource adapter failed to close; "
+                        + "the others are closed", e);
+                    failure = failure == null ? e : failure;
+                }
+            }
         }
-        ConnectorRuntime r = runtime;
-        runtime = null;
-        if (r != null) {
-            r.close();
-        }
-        LOG.log(System.Logger.Level.INFO, "RDMA resource adapter stopped");
+        LOG.log(System.Logger.Level.INFO, failure == null ? "RDMA resource adapter stopped"
+            : "RDMA resource adapter stopped, with a failure: " + failure);
     }
 
     EventEngine engine() {
@@ -122,11 +145,16 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         deactivate(new Key(factory, spec));
     }
 
+    // Returns when the endpoint's deliveries have ended (Activation.close: bounded, logged if one hangs); the JMX
+    // view goes also when the close fails
     private void deactivate(Key key) {
         Registered registered = activations.remove(key);
         if (registered != null) {
-            registered.activation().close();
-            ActivationMBeans.unregister(registered.name());
+            try {
+                registered.activation().close();
+            } finally {
+                ActivationMBeans.unregister(registered.name());
+            }
         }
     }
 
