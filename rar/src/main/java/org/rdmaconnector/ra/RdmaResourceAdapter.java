@@ -17,6 +17,7 @@ import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
 import org.rdmaconnector.connector.spi.ListenerHub;
 import org.rdmaconnector.verbs.engine.EventEngine;
+import org.rdmaconnector.verbs.jna.Bindings;
 
 /**
  * The RDMA resource adapter: one event engine (its loop as long-running Work, deliveries as Work on the server's
@@ -30,8 +31,30 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     private final Map<Key, Registered> activations = new ConcurrentHashMap<>();
     private volatile WorkManagerExecutors executors;
     private volatile ConnectorRuntime runtime;
+    // this instance holds the JNA bindings (Bindings.retain) from start to stop
+    private final java.util.concurrent.atomic.AtomicBoolean retained = new java.util.concurrent.atomic.AtomicBoolean();
 
-    private record Key(MessageEndpointFactory factory, ActivationSpec spec) {
+    // a class, not a record: on JDK 17 a record's equals and hashCode go through java.lang.runtime.ObjectMethods,
+    // whose shared method handles cache their last adaptation (asTypeCache), with our class in it, for good; that
+    // kept an undeployed rar's class loader
+    private static final class Key {
+        private final MessageEndpointFactory factory;
+        private final ActivationSpec spec;
+
+        Key(MessageEndpointFactory factory, ActivationSpec spec) {
+            this.factory = factory;
+            this.spec = spec;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.factory.equals(factory) && k.spec.equals(spec);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * factory.hashCode() + spec.hashCode();
+        }
     }
 
     private record Registered(Activation activation, ObjectName name) {
@@ -39,6 +62,9 @@ public class RdmaResourceAdapter implements ResourceAdapter {
 
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        if (retained.compareAndSet(false, true)) {
+            Bindings.retain();
+        }
         EventEngine engine;
         try {
             executors = new WorkManagerExecutors(context);
@@ -48,6 +74,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
             if (executors != null) {
                 executors.close();
             }
+            releaseBindings();
             throw new ResourceAdapterInternalException("the RDMA resource adapter cannot start its event loop: "
                 + e.getMessage(), e);
         }
@@ -88,8 +115,15 @@ public class RdmaResourceAdapter implements ResourceAdapter {
                 }
             }
         }
+        releaseBindings(); // the last native resource is closed: let JNA, and with it our class loader, go
         LOG.log(System.Logger.Level.INFO, failure == null ? "RDMA resource adapter stopped"
             : "RDMA resource adapter stopped, with a failure: " + failure);
+    }
+
+    private void releaseBindings() {
+        if (retained.compareAndSet(true, false)) {
+            Bindings.release();
+        }
     }
 
     EventEngine engine() {

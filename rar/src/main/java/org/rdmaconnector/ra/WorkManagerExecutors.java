@@ -163,10 +163,12 @@ final class WorkManagerExecutors {
     /** A Runnable as Work, with the long-running hint where the server understands hints. */
     private final class Task implements Work, WorkContextProvider {
         private static final long serialVersionUID = 1L;
-        private final transient Runnable task;
+        // dropped once run: a server thread may keep its last Work long after it ran (WildFly's pool threads do),
+        // and the loop's task holds the whole engine
+        private transient volatile Runnable task;
         private final String name;
         private final boolean longRunning;
-        private final transient LoopRelease release;
+        private transient volatile LoopRelease release;
 
         /** {@code release}: what {@link #release()} runs; null for short Work (deliveries end on their own). */
         Task(Runnable task, String name, boolean longRunning, LoopRelease release) {
@@ -178,13 +180,22 @@ final class WorkManagerExecutors {
 
         @Override
         public void run() {
-            task.run();
+            Runnable t = task;
+            try {
+                if (t != null) {
+                    t.run();
+                }
+            } finally {
+                task = null;
+                release = null;
+            }
         }
 
         @Override
         public void release() {
-            if (release != null) {
-                release.release();
+            LoopRelease r = release;
+            if (r != null) {
+                r.release();
             }
         }
 
