@@ -37,8 +37,20 @@ final class ServerProcess {
         return pid;
     }
 
+    /**
+     * Threads of the server, but those of its "ServerService Thread Pool" (the management and deployment pool: it
+     * grows while deployments run and shrinks on its own minutes later, so it would hide a leak against a baseline).
+     */
     int threads() throws IOException {
-        return count(Path.of("/proc", Long.toString(pid), "task"));
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            return (int) tasks.filter(task -> {
+                try {
+                    return !Files.readString(task.resolve("comm")).startsWith("ServerService T"); // comm: 15 chars
+                } catch (IOException e) {
+                    return false; // ended meanwhile
+                }
+            }).count();
+        }
     }
 
     /** Open fds, but those of {@link #libffiFds()}. */
