@@ -9,6 +9,7 @@ import jakarta.resource.spi.ResourceAdapterInternalException;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.management.ObjectName;
 import javax.transaction.xa.XAResource;
 import org.rdmaconnector.connector.spi.Activation;
@@ -32,7 +33,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     private volatile WorkManagerExecutors executors;
     private volatile ConnectorRuntime runtime;
     // this instance holds the JNA bindings (Bindings.retain) from start to stop
-    private final java.util.concurrent.atomic.AtomicBoolean retained = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean retained = new AtomicBoolean();
 
     // a class, not a record: on JDK 17 a record's equals and hashCode go through java.lang.runtime.ObjectMethods,
     // whose shared method handles cache their last adaptation (asTypeCache), with our class in it, for good; that
@@ -62,8 +63,14 @@ public class RdmaResourceAdapter implements ResourceAdapter {
 
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
-        if (retained.compareAndSet(false, true)) {
-            Bindings.retain();
+        if (!retained.get()) {
+            try {
+                Bindings.retain();
+            } catch (LinkageError | RuntimeException e) {
+                throw new ResourceAdapterInternalException("the RDMA resource adapter cannot bind rdma-core through "
+                    + "JNA: " + e, e);
+            }
+            retained.set(true);
         }
         EventEngine engine;
         try {
