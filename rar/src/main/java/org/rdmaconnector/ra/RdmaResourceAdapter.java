@@ -9,6 +9,7 @@ import jakarta.resource.spi.ResourceAdapterInternalException;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.management.ObjectName;
 import javax.transaction.xa.XAResource;
 import org.rdmaconnector.connector.spi.Activation;
@@ -17,6 +18,7 @@ import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
 import org.rdmaconnector.connector.spi.ListenerHub;
 import org.rdmaconnector.verbs.engine.EventEngine;
+import org.rdmaconnector.verbs.jna.Bindings;
 
 /**
  * The RDMA resource adapter: one event engine (its loop as long-running Work, deliveries as Work on the server's
@@ -30,8 +32,30 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     private final Map<Key, Registered> activations = new ConcurrentHashMap<>();
     private volatile WorkManagerExecutors executors;
     private volatile ConnectorRuntime runtime;
+    // this instance holds the JNA bindings (Bindings.retain) from start to stop
+    private final AtomicBoolean retained = new AtomicBoolean();
 
-    private record Key(MessageEndpointFactory factory, ActivationSpec spec) {
+    // a class, not a record: on JDK 17 a record's equals and hashCode go through java.lang.runtime.ObjectMethods,
+    // whose shared method handles cache their last adaptation (asTypeCache), with our class in it, for good; that
+    // kept an undeployed rar's class loader
+    private static final class Key {
+        private final MessageEndpointFactory factory;
+        private final ActivationSpec spec;
+
+        Key(MessageEndpointFactory factory, ActivationSpec spec) {
+            this.factory = factory;
+            this.spec = spec;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.factory.equals(factory) && k.spec.equals(spec);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * factory.hashCode() + spec.hashCode();
+        }
     }
 
     private record Registered(Activation activation, ObjectName name) {
@@ -39,6 +63,15 @@ public class RdmaResourceAdapter implements ResourceAdapter {
 
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        if (!retained.get()) {
+            try {
+                Bindings.retain();
+            } catch (LinkageError | RuntimeException e) {
+                throw new ResourceAdapterInternalException("the RDMA resource adapter cannot bind rdma-core through "
+                    + "JNA: " + e, e);
+            }
+            retained.set(true);
+        }
         EventEngine engine;
         try {
             executors = new WorkManagerExecutors(context);
@@ -48,25 +81,56 @@ public class RdmaResourceAdapter implements ResourceAdapter {
             if (executors != null) {
                 executors.close();
             }
+            releaseBindings();
             throw new ResourceAdapterInternalException("the RDMA resource adapter cannot start its event loop: "
                 + e.getMessage(), e);
         }
         WorkManagerExecutors e = executors;
+        e.onLoopRelease(engine::close); // the server releasing the loop's Work ends the loop
         runtime = ConnectorRuntime.over("rdma-ra", engine, e.scheduler(), e::close);
         LOG.log(System.Logger.Level.INFO, "RDMA resource adapter started");
     }
 
+    /**
+     * Deactivates what is still active, then closes the runtime (listeners, the event loop, the device contexts, the
+     * timer). A step that fails is logged and the rest still closes: a failing stop must not leave the loop's Work
+     * running or a device open after the undeploy. Never throws.
+     */
     @Override
     public void stop() {
-        for (Key key : activations.keySet()) {
-            deactivate(key);
+        RuntimeException failure = null;
+        try {
+            for (Key key : activations.keySet()) {
+                try {
+                    deactivate(key);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "deactivating an endpoint failed while the RDMA resource "
+                        + "adapter stops; stopping the rest", e);
+                    failure = e;
+                }
+            }
+        } finally {
+            ConnectorRuntime r = runtime;
+            runtime = null;
+            if (r != null) {
+                try {
+                    r.close(); // closes every part, also after one failed; then throws the first failure
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a part of the RDMA resource adapter failed to close; "
+                        + "the others are closed", e);
+                    failure = failure == null ? e : failure;
+                }
+            }
         }
-        ConnectorRuntime r = runtime;
-        runtime = null;
-        if (r != null) {
-            r.close();
+        releaseBindings(); // the last native resource is closed: let JNA, and with it our class loader, go
+        LOG.log(System.Logger.Level.INFO, failure == null ? "RDMA resource adapter stopped"
+            : "RDMA resource adapter stopped, with a failure: " + failure);
+    }
+
+    private void releaseBindings() {
+        if (retained.compareAndSet(true, false)) {
+            Bindings.release();
         }
-        LOG.log(System.Logger.Level.INFO, "RDMA resource adapter stopped");
     }
 
     EventEngine engine() {
@@ -122,11 +186,16 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         deactivate(new Key(factory, spec));
     }
 
+    // Returns when the endpoint's deliveries have ended (Activation.close: bounded, logged if one hangs); the JMX
+    // view goes also when the close fails
     private void deactivate(Key key) {
         Registered registered = activations.remove(key);
         if (registered != null) {
-            registered.activation().close();
-            ActivationMBeans.unregister(registered.name());
+            try {
+                registered.activation().close();
+            } finally {
+                ActivationMBeans.unregister(registered.name());
+            }
         }
     }
 

@@ -15,11 +15,17 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.rdmaconnector.connector.spi.Scheduler;
 
-/** The server's threads, as the shared machinery wants them: the WorkManager and the bootstrap context's timer. */
+/**
+ * The server's threads, as the shared machinery wants them: the WorkManager and the bootstrap context's timer. The
+ * event loop is long-running Work; when the server releases it ({@link Work#release()}, e.g. while it shuts its
+ * WorkManager down) the adapter's release action ({@link #onLoopRelease}) ends the loop, so the Work returns.
+ */
 final class WorkManagerExecutors {
+    private static final System.Logger LOG = System.getLogger(WorkManagerExecutors.class.getName());
     private final WorkManager workManager;
     private final boolean hints;
     private final Timer timer;
+    private final LoopRelease loopRelease = new LoopRelease();
 
     WorkManagerExecutors(BootstrapContext context) throws jakarta.resource.spi.UnavailableException {
         this.workManager = context.getWorkManager();
@@ -31,8 +37,8 @@ final class WorkManagerExecutors {
     Executor loopRunner() {
         return task -> {
             try {
-                workManager.startWork(new Task(task, "rdma-event-loop", true), loopStartTimeout().toMillis(), null,
-                    null);
+                workManager.startWork(new Task(task, "rdma-event-loop", true, loopRelease),
+                    loopStartTimeout().toMillis(), null, null);
             } catch (WorkException e) {
                 throw new RejectedExecutionException("the WorkManager did not start the RDMA event loop: " + e, e);
             }
@@ -58,7 +64,7 @@ final class WorkManagerExecutors {
 
     private void schedule(Runnable task, String name) {
         try {
-            workManager.scheduleWork(new Task(task, name, false));
+            workManager.scheduleWork(new Task(task, name, false, null));
         } catch (WorkException e) {
             throw new RejectedExecutionException("the WorkManager refused the " + name + " Work: " + e, e);
         }
@@ -73,8 +79,7 @@ final class WorkManagerExecutors {
                     try {
                         task.run();
                     } catch (RuntimeException | Error e) { // a failing task must not kill the shared timer
-                        System.getLogger(WorkManagerExecutors.class.getName()).log(System.Logger.Level.WARNING,
-                            "RDMA timer task failed", e);
+                        LOG.log(System.Logger.Level.WARNING, "RDMA timer task failed", e);
                     }
                 }
             };
@@ -83,8 +88,60 @@ final class WorkManagerExecutors {
         };
     }
 
+    /**
+     * What ends the event loop when the server releases its Work (the engine's close). Runs at once if the server
+     * released it already; runs at most once.
+     */
+    void onLoopRelease(Runnable action) {
+        loopRelease.set(action);
+    }
+
     void close() {
         timer.cancel();
+    }
+
+    /** The release action of the loop's Work: set once the engine exists; a release before that runs it then. */
+    private static final class LoopRelease {
+        private Runnable action;
+        private boolean released;
+        private boolean ran;
+
+        void set(Runnable action) {
+            synchronized (this) {
+                this.action = action;
+                if (!released) {
+                    return;
+                }
+            }
+            runOnce();
+        }
+
+        void release() {
+            synchronized (this) {
+                released = true;
+                if (action == null) {
+                    return;
+                }
+            }
+            runOnce();
+        }
+
+        private void runOnce() {
+            Runnable a;
+            synchronized (this) {
+                if (ran) {
+                    return;
+                }
+                ran = true;
+                a = action;
+            }
+            LOG.log(System.Logger.Level.INFO, "the server released the RDMA event loop's Work; ending the loop");
+            try {
+                a.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "ending the RDMA event loop on release failed", e);
+            }
+        }
     }
 
     // java.util.Timer adds the delay to the current time and refuses a sum that overflows; Duration.toMillis()
@@ -106,24 +163,40 @@ final class WorkManagerExecutors {
     /** A Runnable as Work, with the long-running hint where the server understands hints. */
     private final class Task implements Work, WorkContextProvider {
         private static final long serialVersionUID = 1L;
-        private final transient Runnable task;
+        // dropped once run: a server thread may keep its last Work long after it ran (WildFly's pool threads do),
+        // and the loop's task holds the whole engine
+        private transient volatile Runnable task;
         private final String name;
         private final boolean longRunning;
+        private transient volatile LoopRelease release;
 
-        Task(Runnable task, String name, boolean longRunning) {
+        /** {@code release}: what {@link #release()} runs; null for short Work (deliveries end on their own). */
+        Task(Runnable task, String name, boolean longRunning, LoopRelease release) {
             this.task = task;
             this.name = name;
             this.longRunning = longRunning;
+            this.release = release;
         }
 
         @Override
         public void run() {
-            task.run();
+            Runnable t = task;
+            try {
+                if (t != null) {
+                    t.run();
+                }
+            } finally {
+                task = null;
+                release = null;
+            }
         }
 
         @Override
         public void release() {
-            // the loop ends when the adapter stops (EventEngine.close); deliveries are short
+            LoopRelease r = release;
+            if (r != null) {
+                r.release();
+            }
         }
 
         @Override

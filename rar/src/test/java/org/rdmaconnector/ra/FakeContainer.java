@@ -25,6 +25,12 @@ final class FakeContainer implements BootstrapContext, WorkManager {
     // scheduleWork refuses while set, as a saturated WorkManager does; scheduled counts its calls
     volatile boolean refusing;
     final AtomicInteger scheduled = new AtomicInteger();
+    // the long-running Work started (startWork), so a test can release it as a server does
+    final List<Work> started = new CopyOnWriteArrayList<>();
+    // set: the timers' cancel() throws it after cancelling, as a failing server part during stop would
+    volatile RuntimeException timerCancelFailure;
+    // set: startWork releases the Work right after starting it, as a server shutting its WorkManager down may
+    volatile boolean releaseAtOnce;
 
     @Override
     public WorkManager getWorkManager() {
@@ -38,7 +44,16 @@ final class FakeContainer implements BootstrapContext, WorkManager {
 
     @Override
     public Timer createTimer() {
-        Timer timer = new Timer("fake-container-timer", true);
+        Timer timer = new Timer("fake-container-timer", true) {
+            @Override
+            public void cancel() {
+                super.cancel();
+                RuntimeException failure = timerCancelFailure;
+                if (failure != null) {
+                    throw failure;
+                }
+            }
+        };
         timers.add(timer);
         return timer;
     }
@@ -77,7 +92,11 @@ final class FakeContainer implements BootstrapContext, WorkManager {
 
     @Override
     public long startWork(Work work) {
-        run(work); // the thread is started before this returns, as startWork promises
+        started.add(work);
+        run(work);
+        if (releaseAtOnce) {
+            work.release();
+        } // the thread is started before this returns, as startWork promises
         return 0;
     }
 

@@ -1,10 +1,17 @@
 package org.rdmaconnector.verbs.jna;
 
-import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import java.nio.ByteBuffer;
 
 /**
  * A small block of native memory per thread for out-parameters ({@code struct rdma_cm_event **},
  * {@code struct ibv_cq **}, ...), so hot calls allocate nothing. One call at a time per thread uses it.
+ *
+ * <p>The block is a direct {@link ByteBuffer}, a class of the JDK, not JNA's {@code Memory}: in an application
+ * server the threads outlive a deployment, and a thread-local value whose class came from the deployment's class
+ * loader (JNA's classes do) would keep that loader, and every class it loaded, from being collected after an
+ * undeploy. A buffer is freed by the JDK once its thread ends or the thread-local entry is dropped.
  */
 public final class Scratch {
     static {
@@ -13,13 +20,19 @@ public final class Scratch {
 
     /** Bytes available at {@link #address()}. */
     public static final int SIZE = 64;
-    private static final ThreadLocal<Memory> BLOCK = ThreadLocal.withInitial(() -> new Memory(SIZE));
+    // no lambda (withInitial): an initial value supplier is a class of ours, held by the ThreadLocal itself
+    private static final ThreadLocal<ByteBuffer> BLOCK = new ThreadLocal<>();
 
     private Scratch() {
     }
 
     /** This thread's block. */
     public static long address() {
-        return Mem.address(BLOCK.get());
+        ByteBuffer block = BLOCK.get();
+        if (block == null) {
+            block = ByteBuffer.allocateDirect(SIZE);
+            BLOCK.set(block);
+        }
+        return Pointer.nativeValue(Native.getDirectBufferPointer(block));
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,7 +21,8 @@ import org.rdmaconnector.verbs.WorkCompletion;
 /**
  * An activation's delivery on the host, with a stand-in sink and a listener that was never started (it touches no
  * device until then): a failing delivery is attempted again and then counted, an unavailable endpoint holds the
- * delivery until it is available, and closing ends that wait at once.
+ * delivery until it is available, closing ends that wait at once, and close returns only once the delivery running
+ * has ended.
  */
 @Timeout(30)
 class ActivationTest {
@@ -28,7 +30,7 @@ class ActivationTest {
         null, 2);
 
     /** A sink that answers each call with the next of {@code outcomes} (null: delivered), then delivers. */
-    private static final class Scripted implements EndpointSink {
+    private static class Scripted implements EndpointSink {
         final List<Exception> outcomes;
         final List<Long> calls = new CopyOnWriteArrayList<>();
         final CountDownLatch firstCall = new CountDownLatch(1);
@@ -180,6 +182,50 @@ class ActivationTest {
         assertEquals(Activation.State.STOPPED, activation.state());
         activation.deliver(completion(2));
         assertFalse(sink.calls.contains(2L), "nothing is delivered after close");
+    }
+
+    @Test
+    void closeReturnsOnlyWhenTheDeliveryRunningHasEndedAndNoneStartsAfterIt() throws Exception {
+        CountDownLatch inEndpoint = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        AtomicBoolean deliveryEnded = new AtomicBoolean();
+        Scripted sink = new Scripted() {
+            @Override
+            public void deliver(MessageCompletion completion) throws Exception {
+                super.deliver(completion);
+                if (completion.sequence() == 1) {
+                    inEndpoint.countDown();
+                    try {
+                        assertTrue(letGo.await(20, TimeUnit.SECONDS), "the test lets the endpoint go");
+                    } finally {
+                        deliveryEnded.set(true);
+                    }
+                }
+            }
+        };
+        Activation activation = activation(sink, 3);
+        Thread delivery = new Thread(() -> activation.deliver(completion(1)), "delivery");
+        delivery.start();
+        assertTrue(inEndpoint.await(10, TimeUnit.SECONDS));
+        AtomicBoolean endedWhenCloseReturned = new AtomicBoolean();
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread closer = new Thread(() -> {
+            activation.close();
+            endedWhenCloseReturned.set(deliveryEnded.get());
+            closed.countDown();
+        }, "closer");
+        closer.start();
+        // close must still be waiting while the endpoint runs (observed for 300 ms, not a synchronization)
+        assertFalse(closed.await(300, TimeUnit.MILLISECONDS), "close returned while a delivery was running");
+        assertEquals(Activation.State.STOPPED, activation.state(), "closed to new deliveries at once");
+        activation.deliver(completion(2)); // comes in while close waits: not delivered
+        letGo.countDown();
+        assertTrue(closed.await(10, TimeUnit.SECONDS), "close returned once the delivery ended");
+        assertTrue(endedWhenCloseReturned.get(), "the delivery had ended when close returned");
+        delivery.join(10_000);
+        assertEquals(List.of(1L), sink.calls, "nothing started after close");
+        assertEquals(1, activation.delivered());
+        assertEquals(0, activation.inFlight());
     }
 
     @Test

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jboss.arquillian.container.test.api.Deployer;
@@ -37,7 +38,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The real rdma-connector.rar and the test application in WildFly 39 standalone-full, archive validation with
  * fail-on-warn, on the build host (which has no RDMA device): the rar deploys, the application's bean gets the pooled
  * factory injected, getConnection fails with the adapter's clear message, both MDB activations report in JMX that
- * they wait for the device, a rar with a validation warning is refused, and undeploying leaves a clean log.
+ * they wait for the device, a rar with a validation warning is refused, and undeploying leaves a clean log. Then the
+ * rar and the application are undeployed and deployed again {@value #REDEPLOYS} times with traffic in between: the
+ * server's threads and fds stay flat and no class loader of an undeployed rar stays loaded.
  */
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -171,5 +174,116 @@ public class WildFlyIT {
             .filter(l -> l.contains(" ERROR ") || (l.contains(" WARN ") && l.toLowerCase().contains("rdma")))
             .toList();
         assertEquals(List.of(), problems, "undeploy logs no error and no RDMA warning");
+    }
+
+    static final int REDEPLOYS = 20;
+    // a class of the rar's own jar, and one of the jna.jar inside it: both come from the rar's class loader
+    private static final String RAR_CLASS = "org.rdmaconnector.ra.RdmaResourceAdapter";
+    private static final String JNA_CLASS = "com.sun.jna.Native";
+    // server threads and fds that come and go on their own (pool threads idling out, a log file): far below one
+    // leaked per cycle, which would show as 20
+    private static final int SLACK = 2;
+    // rar class loaders an idle server may keep: a WildFly pool thread holds the last Work it ran (a class of ours)
+    // until it runs another one, so the loader of the last deployment whose loop ran on it stays
+    private static final int MAX_KEPT_LOADERS = 2;
+    // measured: 117 s until the old loaders were collected after 20 cycles (JNA's cleaner threads linger 30 s, idle
+    // pool threads keep their last Work until they end)
+    private static final Duration SETTLE = Duration.ofSeconds(240);
+
+    /** Threads and fds of the server, and how many class loaders have the rar's classes loaded. */
+    private record Snapshot(int threads, int fds, int libffiFds, int rarLoaders, int jnaLoaders) {
+        static Snapshot of(ServerProcess server) throws Exception {
+            return new Snapshot(server.threads(), server.fds(), server.libffiFds(), server.loadedCopies(RAR_CLASS),
+                server.loadedCopies(JNA_CLASS));
+        }
+
+        boolean settledAgainst(Snapshot baseline) {
+            return rarLoaders <= MAX_KEPT_LOADERS && jnaLoaders <= MAX_KEPT_LOADERS && (baseline == null
+                || threads <= baseline.threads + SLACK && fds <= baseline.fds + SLACK);
+        }
+
+        @Override
+        public String toString() {
+            return "threads=" + threads + ", fds=" + fds + " (+ libffi " + libffiFds + "), rar class loaders="
+                + rarLoaders + " (JNA " + jnaLoaders + ")";
+        }
+    }
+
+    @Test
+    @Order(6)
+    void redeployingWithTrafficLeavesThreadsFdsAndClassLoadersFlat(@ArquillianResource Deployer deployer)
+        throws Exception {
+        ServerProcess server = ServerProcess.withBaseDir(Path.of(System.getProperty("wildfly.base.dir")));
+        long logStart = Files.size(SERVER_LOG);
+        cycle(deployer); // warm-up: what the server creates once (pool threads, caches) exists from here on
+        long settleStart = System.nanoTime();
+        Snapshot before = settle(server, null);
+        long baselineMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settleStart);
+        long start = System.nanoTime();
+        for (int i = 0; i < REDEPLOYS; i++) {
+            cycle(deployer);
+        }
+        long cyclesMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        settleStart = System.nanoTime();
+        Snapshot after = settle(server, before);
+        long settleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settleStart);
+        String figures = "WildFlyIT redeploy: " + REDEPLOYS + " undeploy/deploy cycles of the rar and the app with "
+            + "traffic in " + cyclesMillis + " ms; before (after a warm-up cycle, settled in " + baselineMillis
+            + " ms) " + before + "; after (settled in " + settleMillis + " ms) " + after;
+        System.out.println(figures);
+        assertTrue(after.rarLoaders() <= MAX_KEPT_LOADERS, "the rar's class loaders were collected: " + figures);
+        assertTrue(after.jnaLoaders() <= MAX_KEPT_LOADERS, "the loaders of the rar's JNA were collected: " + figures);
+        assertTrue(after.threads() <= before.threads() + SLACK, "threads flat: " + figures);
+        assertTrue(after.fds() <= before.fds() + SLACK, "fds flat: " + figures);
+        // the one known leak, JNA's: each deployment loads its own libjnidispatch, whose libffi keeps one fd open
+        assertTrue(after.libffiFds() <= before.libffiFds() + REDEPLOYS, "one libffi fd per deployment at most: "
+            + figures);
+
+        String log = Files.readString(SERVER_LOG).substring((int) logStart);
+        assertEquals(REDEPLOYS + 1, count(log, "RDMA resource adapter started"), "every cycle started the adapter");
+        assertEquals(REDEPLOYS + 1, count(log, "RDMA resource adapter stopped"), "every cycle stopped it");
+        // expected on this host: the listeners wait for a device, the pool logs the bean's failed getConnection
+        List<String> problems = log.lines()
+            .filter(l -> l.contains(" ERROR ") || (l.contains(" WARN ") && l.toLowerCase().contains("rdma")))
+            .filter(l -> !l.contains("is waiting for its device") && !l.contains("IJ000604"))
+            .toList();
+        assertEquals(List.of(), problems, "the cycles log no error and no unexpected RDMA warning");
+    }
+
+    /** Deploys the rar and the app, sends traffic (the bean's getConnection: no device here), undeploys both. */
+    private static void cycle(Deployer deployer) throws Exception {
+        deployer.deploy(RAR);
+        deployer.deploy(APP);
+        List<String> lines = statusLines();
+        assertEquals("injected true", lines.get(0), String.join("\n", lines));
+        assertTrue(lines.get(1).startsWith("connection-error ENOSYS "), String.join("\n", lines));
+        assertEquals(2, lines.stream().filter(l -> l.startsWith("activation ")).count(), String.join("\n", lines));
+        deployer.undeploy(APP);
+        deployer.undeploy(RAR);
+    }
+
+    /**
+     * Runs a GC in the server until at most {@link #MAX_KEPT_LOADERS} class loaders have the rar's classes and,
+     * against {@code baseline}, threads and fds are back (within {@link #SLACK}), or {@link #SETTLE} passed;
+     * returns the last snapshot.
+     */
+    private static Snapshot settle(ServerProcess server, Snapshot baseline) throws Exception {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (true) {
+            server.gc();
+            Snapshot now = Snapshot.of(server);
+            if (now.settledAgainst(baseline) || System.nanoTime() - deadline >= 0) {
+                return now;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // poll pace
+        }
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + what.length())) {
+            n++;
+        }
+        return n;
     }
 }
