@@ -352,9 +352,21 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     }
 
     private void atDeadline() {
+        boolean told;
+        synchronized (this) {
+            told = cmDisconnected;
+            cmDisconnected = true;
+        }
         LOG.log(Level.INFO, "connection " + number + " with " + wire.peerAddress() + " still had "
-            + wire.outstanding() + " requests posted at its deadline after the disconnect (" + (cmDisconnected()
+            + wire.outstanding() + " requests posted at its deadline after the disconnect (" + (told
             ? "DISCONNECTED delivered" : "no DISCONNECTED yet") + "); destroying it, its requests complete as flushed");
+        if (!told) {
+            // a dead peer never answers our DREQ, and on RoCE the CM's own DISCONNECTED (its DREQ retries used up)
+            // comes later than the deadline: the endpoints still learn that the connection ended, as timed out
+            InboundEvent event = new InboundEvent(CmEventType.DISCONNECTED, -Layout.ETIMEDOUT, null, this,
+                listenAddress, AcceptPolicy.ACCEPT, InboundEvent.Decision.NONE);
+            delivering(() -> deliveries.deliver(event));
+        }
         destroy();
     }
 
