@@ -240,7 +240,7 @@ class InboundConnectionsTest {
         scheduler.tasks.get(0).task.run();
         assertTrue(wire.calls.contains("destroy"));
         assertEquals(0, table.size());
-        assertEquals(List.of("CONNECT_REQUEST accepted", "ESTABLISHED", "DISCONNECTED"), deliveries.seen,
+        assertEquals(List.of("CONNECT_REQUEST accepted", "DISCONNECTED"), deliveries.seen,
             "the endpoint learns of the end though the CM never said it");
         assertEquals(-Layout.ETIMEDOUT, deliveries.lastStatus);
     }

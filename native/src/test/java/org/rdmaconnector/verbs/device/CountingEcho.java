@@ -84,7 +84,7 @@ final class CountingEcho implements EndpointSink {
             }
         }
         if (event.type() == CmEventType.DISCONNECTED) {
-            lastSequence.remove(event.connection());
+            // its sequence is kept: completions of the connection may still be delivered after its DISCONNECTED
             if (event.status() != 0) {
                 failures.incrementAndGet();
                 failureEvents.add("DISCONNECTED(" + event.status() + ")");
@@ -98,15 +98,19 @@ final class CountingEcho implements EndpointSink {
         if (delay > 0) {
             Thread.sleep(delay); // a slow endpoint, by design
         }
-        if (!c.isReceive() || !c.isSuccess()) {
+        if (!c.isReceive()) {
+            return;
+        }
+        // every receive is numbered, a failed one too; a delivery attempted again (the send below threw) repeats one
+        Long last = lastSequence.put(c.connection(), c.sequence());
+        if (c.sequence() != (last == null ? 1 : last + 1) && !Long.valueOf(c.sequence()).equals(last)) {
+            outOfSequence.incrementAndGet();
+        }
+        if (!c.isSuccess()) {
             return;
         }
         if (greetings == 0) {
-            c.connection().send(c.data()); // first: if it throws, the delivery is attempted again
-        }
-        Long last = lastSequence.put(c.connection(), c.sequence());
-        if (c.sequence() != (last == null ? 1 : last + 1)) {
-            outOfSequence.incrementAndGet();
+            c.connection().send(c.data()); // before counting: if it throws, the delivery is attempted again
         }
         receives.incrementAndGet();
     }

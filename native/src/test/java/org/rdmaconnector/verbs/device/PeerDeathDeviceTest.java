@@ -2,6 +2,7 @@ package org.rdmaconnector.verbs.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
@@ -21,6 +22,7 @@ import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
 import org.rdmaconnector.verbs.TestProbes;
+import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
@@ -28,8 +30,8 @@ import org.rdmaconnector.verbs.jna.Layout;
  * so b says nothing more on the wire). Before: b streams messages to this guest's listener and holds a second,
  * trickling connection to it, and this guest's pooled client streams to b's listener. After:
  * <ul>
- *   <li>the client's requests in flight complete with an error, the cause named (transport retry counter
- *       exceeded), never not at all;</li>
+ *   <li>the client's next send fails with its cause named (transport retry counter exceeded), and its requests in
+ *       flight complete (flushed), never not at all;</li>
  *   <li>the listener reclaims both of b's connections (a failing send, and the liveness rule for the one that
  *       only waits), and its endpoint sees each end as a failed DISCONNECTED;</li>
  *   <li>the pooled handle closes without hanging, and the next borrow connects and echoes;</li>
@@ -83,12 +85,18 @@ class PeerDeathDeviceTest {
                 System.out.println("PeerDeathDeviceTest: guest b killed after " + echo.receives + " messages in, "
                     + stream.echoed() + " out");
 
+                // RC has no keepalive: with its sends acknowledged, the client only waits for echoes, and learns of
+                // the death when it sends again (or by its own timeout)
+                WorkCompletion failed = out.send(new byte[16]).await(TIMEOUT);
+                assertNotNull(failed, "a send to the dead peer completes (with an error) within " + TIMEOUT);
+                System.out.println("PeerDeathDeviceTest: the next send failed " + millisSince(killed) + " ms after the "
+                    + "kill: " + failed.statusText());
+                assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, failed.status(), failed.statusText());
+                assertEquals("transport retry counter exceeded", failed.statusText());
                 Throwable ended = outbound.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                 System.out.println("PeerDeathDeviceTest: the outbound stream ended " + millisSince(killed)
                     + " ms after the kill: " + ended);
-                EchoStream.Broken broken = assertInstanceOf(EchoStream.Broken.class, ended);
-                assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, broken.cause.status(), broken.getMessage());
-                assertEquals("transport retry counter exceeded", broken.cause.statusText());
+                assertInstanceOf(EchoStream.Broken.class, ended, "its requests in flight completed, flushed");
 
                 await("both of b's connections reclaimed", () -> listener.connectionCount() == 0);
                 System.out.println("PeerDeathDeviceTest: the listener reclaimed b's connections "
