@@ -43,9 +43,13 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
         }
     }
 
-    /** Parameters as rping uses them: 1 read in each direction, 7 retries, RNR retry forever. */
+    /**
+     * 1 read in each direction, 6 transport retries, RNR retry forever (receiver-not-ready is the peer's flow
+     * control). Not rping's 7 retries: Soft-RoCE (rxe) takes a retry count of 7 for "retry forever", so a send to a
+     * peer that died would never complete; with 6 it fails with {@code IBV_WC_RETRY_EXC_ERR} on every device.
+     */
     public static ConnectionParameters defaults() {
-        return new ConnectionParameters(new byte[0], 1, 1, 0, 7, 7, 0, 0);
+        return new ConnectionParameters(new byte[0], 1, 1, 0, 6, 7, 0, 0);
     }
 
     /** These parameters with {@code data} as private data. */

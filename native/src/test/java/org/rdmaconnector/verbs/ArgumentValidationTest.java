@@ -34,6 +34,7 @@ class ArgumentValidationTest {
         rejects("retryCount must be from 0 to 7", () -> new ConnectionParameters(null, 1, 1, 0, 8, 7, 0, 0));
         rejects("rnrRetryCount", () -> new ConnectionParameters(null, 1, 1, 0, 7, -1, 0, 0));
         rejects("srq", () -> new ConnectionParameters(null, 1, 1, 0, 7, 7, 2, 0));
+        assertEquals(6, ConnectionParameters.defaults().retryCount(), "7 is 'forever' on Soft-RoCE");
         ConnectionParameters ok = ConnectionParameters.defaults().withPrivateData(new byte[] {1, 2, 3});
         byte[] copy = ok.privateData();
         copy[0] = 9;

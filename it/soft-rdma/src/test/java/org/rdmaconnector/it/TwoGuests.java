@@ -15,12 +15,10 @@ import java.util.concurrent.TimeUnit;
 final class TwoGuests {
     private final Path base;
     private final int exitCode;
-    private final long seconds;
 
-    private TwoGuests(Path base, int exitCode, long seconds) {
+    private TwoGuests(Path base, int exitCode) {
         this.base = base;
         this.exitCode = exitCode;
-        this.seconds = seconds;
     }
 
     /**
@@ -58,7 +56,7 @@ final class TwoGuests {
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         System.out.println("TwoGuests: rdma-vm run2 in " + base.getFileName() + " took " + seconds + " s, exit "
             + exitCode);
-        return new TwoGuests(base, exitCode, seconds);
+        return new TwoGuests(base, exitCode);
     }
 
     private static Path write(Path file, Path share, String body) throws IOException {
@@ -71,19 +69,9 @@ final class TwoGuests {
         return exitCode;
     }
 
-    long seconds() {
-        return seconds;
-    }
-
     /** Guest {@code g}'s share ("a" or "b"). */
     Path share(String g) {
         return base.resolve(g);
-    }
-
-    /** A file of guest {@code g}'s share, or a note that it is missing. */
-    String read(String g, String name) throws IOException {
-        Path file = share(g).resolve(name);
-        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "(no " + file + ")";
     }
 
     /** The last lines of rdma-vm's log and both consoles, for failure messages. */

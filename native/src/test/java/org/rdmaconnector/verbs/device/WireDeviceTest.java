@@ -31,7 +31,8 @@ import org.rdmaconnector.verbs.jna.Layout;
 
 /**
  * Two hosts on one wire (guest b of {@code rdma-vm run2}; a {@link PeerAgent} runs in guest a): rdma-core's
- * rdma_client and ucmatose against the connector's listener, the connector's client against rdma_server and ucmatose,
+ * rdma_client and rdma_server with each other (the environment), rdma_client and ucmatose against the connector's
+ * listener, the connector's client against rdma_server and ucmatose,
  * 10,000 messages between the connector's own client and listener with their bytes and order intact on a clean, a
  * lossy (netem 5 % and 1 %) and a delayed, jittered wire, and a partition longer than the retry budget: the verbs
  * status named, nothing hangs, and new connections work once the link heals.
@@ -76,6 +77,22 @@ class WireDeviceTest {
                 peer.close();
             }
         }
+    }
+
+    @Test
+    @Order(0)
+    void rdmaCoresOwnServerAndClientTalkAcrossTheWire() throws Exception {
+        peer.call("start rdma_server rdma_server -p 7470");
+        String client = "";
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!client.startsWith("exit=0") && System.nanoTime() < deadline) { // until the server listens
+            client = Shell.run(30, "rdma_client -s " + Peer.ADDRESS + " -p 7470");
+        }
+        assertTrue(client.startsWith("exit=0") && client.contains("rdma_client: end 0"), client);
+        String server = peer.call("wait rdma_server 30");
+        assertTrue(server.startsWith("exit=0") && server.contains("rdma_server: end 0"), server);
+        String neighbour = Shell.run(10, "ip neigh show dev eth0");
+        assertTrue(neighbour.contains(Peer.ADDRESS + " lladdr"), "the peer was reached on eth0: " + neighbour);
     }
 
     @Test
