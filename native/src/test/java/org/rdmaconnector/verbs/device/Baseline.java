@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
+import org.rdmaconnector.connector.spi.ChannelSet;
+import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.verbs.TestProbes;
 
 /** What a leak would make grow: fds, live threads, direct buffer bytes, and the kernel's RDMA objects. */
@@ -19,6 +21,19 @@ record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rd
         }
         return new Baseline(TestProbes.openFds(), ManagementFactory.getThreadMXBean().getThreadCount(), direct,
             resources);
+    }
+
+    /**
+     * A baseline taken once what lasts for the process is in place: a connector stack opened a channel set on the
+     * first device and closed (librdmacm keeps its device contexts for the process's life), so that only what a
+     * test leaves counts.
+     */
+    static Baseline afterWarmUp() throws IOException, InterruptedException {
+        try (ConnectorStack stack = new ConnectorStack();
+             ChannelSet set = ChannelSet.open(ChannelSettings.DEFAULTS, stack.devices, stack.engine)) {
+            set.deviceName();
+        }
+        return take();
     }
 
     /** Waits (bounded) until no count is above {@code before}'s, and returns the counts then. */

@@ -70,7 +70,7 @@ public final class PeerAgent {
     public static void main(String[] args) throws Exception {
         String self = args[0];
         long seconds = Long.parseLong(args[1]);
-        Baseline before = Baseline.take();
+        Baseline before = null;
         PeerAgent agent = new PeerAgent(self);
         Thread watchdog = new Thread(() -> {
             try {
@@ -108,6 +108,9 @@ public final class PeerAgent {
                     }
                     System.out.println("PeerAgent: < " + answer);
                     out.println(answer.replace("\n", "\\n"));
+                    if (before == null) { // after the first exchange: the control connection's buffers are in place
+                        before = Baseline.afterWarmUp();
+                    }
                 }
             }
         }
