@@ -215,12 +215,17 @@ public final class PeerAgent {
     static RdmaEndpoint connect(ChannelSet set, InetSocketAddress remote, Duration within)
         throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
+        String seen = null;
         while (true) {
             try {
                 return set.connect(remote, Duration.ofSeconds(20));
             } catch (RdmaException e) {
                 if (System.nanoTime() > deadline) {
                     throw e;
+                }
+                if (!e.getMessage().equals(seen)) {
+                    seen = e.getMessage();
+                    System.out.println("connecting to " + remote + " failed, retrying: " + seen);
                 }
                 Thread.sleep(200); // a peer not listening yet answers at once: pace the attempts
             }

@@ -87,16 +87,17 @@ class PeerDeathDeviceTest {
 
                 // RC has no keepalive: with its sends acknowledged, the client only waits for echoes, and learns of
                 // the death when it sends again (or by its own timeout)
-                WorkCompletion failed = out.send(new byte[16]).await(TIMEOUT);
-                assertNotNull(failed, "a send to the dead peer completes (with an error) within " + TIMEOUT);
-                System.out.println("PeerDeathDeviceTest: the next send failed " + millisSince(killed) + " ms after the "
-                    + "kill: " + failed.statusText());
-                assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, failed.status(), failed.statusText());
-                assertEquals("transport retry counter exceeded", failed.statusText());
+                WorkCompletion next = out.send(new byte[16]).await(TIMEOUT);
+                assertNotNull(next, "a send to the dead peer completes (with an error) within " + TIMEOUT);
                 Throwable ended = outbound.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                System.out.println("PeerDeathDeviceTest: the outbound stream ended " + millisSince(killed)
-                    + " ms after the kill: " + ended);
-                assertInstanceOf(EchoStream.Broken.class, ended, "its requests in flight completed, flushed");
+                EchoStream.Broken broken = assertInstanceOf(EchoStream.Broken.class, ended,
+                    "the stream's requests in flight completed with an error");
+                // the first of the endpoint's requests to fail names the cause; the others are flushed after it
+                WorkCompletion cause = next.status() == Layout.IBV_WC_WR_FLUSH_ERR ? broken.cause : next;
+                System.out.println("PeerDeathDeviceTest: " + millisSince(killed) + " ms after the kill the next send "
+                    + "had completed with " + next.statusText() + " and the stream had ended: " + broken.getMessage());
+                assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, cause.status(), cause.statusText());
+                assertEquals("transport retry counter exceeded", cause.statusText());
 
                 await("both of b's connections reclaimed", () -> listener.connectionCount() == 0);
                 System.out.println("PeerDeathDeviceTest: the listener reclaimed b's connections "

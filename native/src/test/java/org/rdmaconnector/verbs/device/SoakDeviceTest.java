@@ -63,6 +63,7 @@ class SoakDeviceTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
 
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
     private final List<String> violations = new CopyOnWriteArrayList<>();
     private volatile boolean stopping;
 
@@ -103,7 +104,7 @@ class SoakDeviceTest {
                     watch.sample(violations);
                     if (System.nanoTime() > nextCheck) {
                         System.out.println("SoakDeviceTest: " + counts + "; listener " + echo.stats() + "; peer "
-                            + peer.call("streams") + "; pool " + pool.counters());
+                            + peer.call("streams") + "; pool " + pool.counters() + "; failures " + failures);
                         nextCheck = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                     }
                     if (System.nanoTime() > nextFault) {
@@ -182,8 +183,10 @@ class SoakDeviceTest {
                 }
             } catch (EchoStream.Broken e) {
                 count("broken");
+                failure(e);
             } catch (RdmaException | IllegalStateException e) {
                 count("connectFailed"); // a fault: the link, the listener stopped, the pool's limit
+                failure(e);
             } catch (AssertionError e) {
                 violations.add(Thread.currentThread().getName() + ": " + e.getMessage());
             } catch (InterruptedException e) {
@@ -249,6 +252,13 @@ class SoakDeviceTest {
     private static void quiet(EventEngine engine) throws InterruptedException {
         await("every registration quiet", () -> engine.registrations().stream()
             .allMatch(r -> r.inFlight() == 0 && r.eventsRead() == r.eventsAcked()));
+    }
+
+    /** Counts a failure by its kind (its message without numbers), for the progress lines. */
+    private void failure(Exception e) {
+        String kind = String.valueOf(e.getMessage()).replaceAll("[0-9]+", "N");
+        failures.computeIfAbsent(kind.substring(0, Math.min(160, kind.length())), k -> new AtomicLong())
+            .incrementAndGet();
     }
 
     private void count(String what) {
