@@ -87,15 +87,15 @@ class PeerDeathDeviceTest {
 
                 // RC has no keepalive: with its sends acknowledged, the client only waits for echoes, and learns of
                 // the death when it sends again (or by its own timeout)
-                WorkCompletion next = out.send(new byte[16]).await(TIMEOUT);
-                assertNotNull(next, "a send to the dead peer completes (with an error) within " + TIMEOUT);
+                WorkCompletion probe = out.send(new byte[16]).await(TIMEOUT);
+                assertNotNull(probe, "a send to the dead peer completes (with an error) within " + TIMEOUT);
                 Throwable ended = outbound.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                 EchoStream.Broken broken = assertInstanceOf(EchoStream.Broken.class, ended,
                     "the stream's requests in flight completed with an error");
                 // the first of the endpoint's requests to fail names the cause; the others are flushed after it
-                WorkCompletion cause = next.status() == Layout.IBV_WC_WR_FLUSH_ERR ? broken.cause : next;
+                WorkCompletion cause = probe.status() == Layout.IBV_WC_WR_FLUSH_ERR ? broken.cause : probe;
                 System.out.println("PeerDeathDeviceTest: " + millisSince(killed) + " ms after the kill the next send "
-                    + "had completed with " + next.statusText() + " and the stream had ended: " + broken.getMessage());
+                    + "had completed with " + probe.statusText() + " and the stream had ended: " + broken.getMessage());
                 assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, cause.status(), cause.statusText());
                 assertEquals("transport retry counter exceeded", cause.statusText());
 
