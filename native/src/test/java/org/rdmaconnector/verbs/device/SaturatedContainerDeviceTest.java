@@ -149,13 +149,17 @@ class SaturatedContainerDeviceTest {
                     () -> listener.connectionCount() == 0);
                 TestProbes.await("every registration quiet", Loopback.TIMEOUT, () -> engine.registrations().stream()
                     .allMatch(r -> r.inFlight() == 0 && r.eventsRead() == r.eventsAcked()));
+                stage("threads stopped");
                 poolCounters = pool.counters();
                 listenerStats = echo.stats();
                 assertEquals(0, poolCounters.borrowed(), poolCounters.toString());
                 assertEquals(0, echo.outOfSequence.get(), listenerStats);
             }
+            stage("pool closed");
             listener.close();
+            stage("listener closed");
         }
+        stage("runtime closed");
         assertEquals(List.of(), violations);
         Baseline after = Baseline.awaitBack(before);
         System.out.println("SaturatedContainerDeviceTest: " + SECONDS + " s; outcomes " + new TreeMap<>(outcomes)
@@ -275,6 +279,10 @@ class SaturatedContainerDeviceTest {
         // the kind: the exception and the message's first words, without the addresses and numbers that vary
         String kind = message.replaceAll("[0-9]+(\\.[0-9]+)*(:[0-9]+)?", "N");
         count(what + ": " + e.getClass().getSimpleName() + ": " + kind.substring(0, Math.min(90, kind.length())));
+    }
+
+    private static void stage(String what) throws Exception {
+        System.out.println("SaturatedContainerDeviceTest: " + what + ": rdma res " + RdmaRes.counts());
     }
 
     private void count(String kind) {
