@@ -101,11 +101,19 @@ final class CountingEcho implements EndpointSink {
         if (!c.isReceive() || !c.isSuccess()) {
             return;
         }
+        // checked before the echo, recorded after it: once the peer has its echo it may disconnect, and the
+        // DISCONNECTED (another delivery, on another thread) may forget the connection before this one ends
+        Long last = lastSequence.get(c.connection());
+        boolean inSequence = c.sequence() == (last == null ? 1 : last + 1);
         if (greetings == 0) {
             c.connection().send(c.data()); // first: if it throws, the delivery is attempted again
         }
-        Long last = lastSequence.put(c.connection(), c.sequence());
-        if (c.sequence() != (last == null ? 1 : last + 1)) {
+        if (c.sequence() == 1) {
+            lastSequence.put(c.connection(), c.sequence());
+        } else {
+            lastSequence.computeIfPresent(c.connection(), (k, v) -> c.sequence()); // not again once forgotten
+        }
+        if (!inSequence) {
             outOfSequence.incrementAndGet();
         }
         receives.incrementAndGet();

@@ -116,27 +116,30 @@ class SaturatedContainerDeviceTest {
                 runtime.scheduler())) {
                 Thread client = start("client", () -> client(runtime, address));
                 Thread lease = start("lease", () -> lease(pool, address));
-                long started = System.nanoTime();
-                long end = started + TimeUnit.SECONDS.toNanos(SECONDS);
-                long nextReport = started + TimeUnit.SECONDS.toNanos(10);
-                while (System.nanoTime() < end) {
-                    long elapsed = System.nanoTime() - started;
-                    Phase now = elapsed < (end - started) / 4 ? Phase.REFUSE_ALL
-                        : elapsed < (end - started) * 3 / 4 ? Phase.REFUSE_SOME : Phase.ACCEPT;
-                    if (now != phase) {
-                        System.out.println("SaturatedContainerDeviceTest: " + now + " after "
-                            + TimeUnit.NANOSECONDS.toSeconds(elapsed) + " s; " + outcomes);
-                        phase = now;
+                try { // the workers stop whatever happens here
+                    long started = System.nanoTime();
+                    long end = started + TimeUnit.SECONDS.toNanos(SECONDS);
+                    long nextReport = started + TimeUnit.SECONDS.toNanos(10);
+                    while (System.nanoTime() < end) {
+                        long elapsed = System.nanoTime() - started;
+                        Phase now = elapsed < (end - started) / 4 ? Phase.REFUSE_ALL
+                            : elapsed < (end - started) * 3 / 4 ? Phase.REFUSE_SOME : Phase.ACCEPT;
+                        if (now != phase) {
+                            System.out.println("SaturatedContainerDeviceTest: " + now + " after "
+                                + TimeUnit.NANOSECONDS.toSeconds(elapsed) + " s; " + outcomes);
+                            phase = now;
+                        }
+                        watch.sample(violations);
+                        if (System.nanoTime() > nextReport) {
+                            System.out.println("SaturatedContainerDeviceTest: " + phase + " " + outcomes + "; refused "
+                                + refused + "; listener " + echo.stats() + "; pool " + pool.counters());
+                            nextReport += TimeUnit.SECONDS.toNanos(10);
+                        }
+                        Thread.sleep(1000); // the sampling period of the thread watch
                     }
-                    watch.sample(violations);
-                    if (System.nanoTime() > nextReport) {
-                        System.out.println("SaturatedContainerDeviceTest: " + phase + " " + outcomes + "; refused "
-                            + refused + "; listener " + echo.stats() + "; pool " + pool.counters());
-                        nextReport += TimeUnit.SECONDS.toNanos(10);
-                    }
-                    Thread.sleep(1000); // the sampling period of the thread watch
+                } finally {
+                    stopping = true;
                 }
-                stopping = true;
                 for (Thread t : List.of(client, lease)) {
                     long deadline = System.nanoTime() + CONNECT_TIMEOUT.plus(ECHO_TIMEOUT).toNanos();
                     while (t.isAlive() && System.nanoTime() < deadline) {
