@@ -34,8 +34,10 @@ public class RdmaException extends RuntimeException {
         Map.entry("ibv_create_cq/" + Layout.ENOMEM, QUEUE_ENOMEM),
         Map.entry("ibv_create_qp/" + Layout.ENOMEM, QUEUE_ENOMEM),
         Map.entry("rdma_create_qp/" + Layout.ENOMEM, QUEUE_ENOMEM),
-        Map.entry("rdma_create_qp/" + Layout.EINVAL, "the device refuses the queue pair's sizes: work requests beyond "
-            + "its max_qp_wr, or more inline data than it can carry (MaxInlineData of the connection definition)"),
+        Map.entry("rdma_create_qp/" + Layout.EINVAL, "the device refuses the queue pair's sizes (work requests beyond "
+            + "its max_qp_wr, or more inline data than it can carry: MaxInlineData of the connection definition), or "
+            + "the id's connection request is no longer pending (its peer gave up waiting, e.g. its connect timed out "
+            + "while the request waited for a delivery thread)"),
         Map.entry("ibv_reg_mr/" + Layout.EFAULT, "the buffer is not valid memory of this process"),
         Map.entry("*/" + Layout.EADDRINUSE, "the address and port are already in use by another listener"),
         Map.entry("*/" + Layout.EADDRNOTAVAIL, "no RDMA device has that local address"),

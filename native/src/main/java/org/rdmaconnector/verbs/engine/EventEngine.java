@@ -47,6 +47,9 @@ public final class EventEngine implements AutoCloseable {
     // backoff of the loop's resubmission of refused tasks: the epoll_wait timeout while any are pending
     private static final long FIRST_RETRY_MILLIS = 10;
     private static final long LAST_RETRY_MILLIS = 1000;
+    // a saturated executor refuses again and again: a registration's refusals are logged at WARNING (and the
+    // recovery at INFO) once per period, the others at DEBUG, so a busy server's log is not flooded
+    private static final long REFUSAL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final Executor delivery;
     private final int epfd;
@@ -610,6 +613,9 @@ public final class EventEngine implements AutoCloseable {
         final java.util.concurrent.atomic.AtomicLong refusals = new java.util.concurrent.atomic.AtomicLong();
         // its queues waiting in 'refused': while any wait, its fd is not read (backpressure on the peer)
         final AtomicInteger refusedQueues = new AtomicInteger();
+        // when a refusal was last logged at WARNING, and whether the current refusal was
+        volatile long refusalReportedAt;
+        volatile boolean refusalReported;
         final AtomicBoolean closed = new AtomicBoolean();
 
         // handled on the loop as read (registerOnLoop): no delivery queue, no executor
@@ -710,12 +716,25 @@ public final class EventEngine implements AutoCloseable {
             } catch (RuntimeException e) {
                 refusals.incrementAndGet();
                 if (refusedQueues.getAndIncrement() == 0) {
-                    LOG.log(Level.WARNING, "the delivery executor refused a task for " + name + " (" + e
-                        + "); its events are kept and its source is not read until the executor accepts again");
+                    LOG.log(reportRefusal() ? Level.WARNING : Level.DEBUG, "the delivery executor refused a task for "
+                        + name + " (" + e + "); its events are kept and its source is not read until the executor "
+                        + "accepts again (" + refusals + " refusals in all; logged at WARNING once a minute)");
                 }
                 refused.add(queue);
                 wake();
             }
+        }
+
+        /** Whether this refusal is logged at WARNING: the first of its {@link #REFUSAL_REPORT_NANOS} period. */
+        private boolean reportRefusal() {
+            long now = System.nanoTime();
+            long last = refusalReportedAt;
+            boolean due = last == 0 || now - last >= REFUSAL_REPORT_NANOS;
+            if (due) {
+                refusalReportedAt = now == 0 ? 1 : now;
+            }
+            refusalReported = due;
+            return due;
         }
 
         void delivered() {
@@ -909,7 +928,8 @@ public final class EventEngine implements AutoCloseable {
                     return false;
                 }
                 if (refusedQueues.decrementAndGet() == 0) {
-                    LOG.log(Level.INFO, "the delivery executor accepts the tasks of " + name + " again (" + refusals
+                    LOG.log(refusalReported ? Level.INFO : Level.DEBUG, "the delivery executor accepts the tasks of "
+                        + name + " again (" + refusals
                         + " refusals in all); reading its source resumes");
                     if (!removed) {
                         resumed.add(Reg.this);
