@@ -36,6 +36,14 @@ record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rd
         return take();
     }
 
+    /**
+     * This baseline without its direct-memory bound, for a process whose own socket and file I/O grows the JDK's
+     * per-thread direct buffer caches after the baseline (the two-host {@code PeerAgent}).
+     */
+    Baseline ignoringDirectMemory() {
+        return new Baseline(fds, threads, Long.MAX_VALUE, rdmaResources);
+    }
+
     /** Waits (bounded) until no count is above {@code before}'s, and returns the counts then. */
     static Baseline awaitBack(Baseline before) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Loopback.TIMEOUT.toNanos();

@@ -109,7 +109,7 @@ public final class PeerAgent {
                     System.out.println("PeerAgent: < " + answer);
                     out.println(answer.replace("\n", "\\n"));
                     if (before == null) { // after the first exchange: the control connection's buffers are in place
-                        before = Baseline.afterWarmUp();
+                        before = Baseline.afterWarmUp().ignoringDirectMemory();
                     }
                 }
             }
