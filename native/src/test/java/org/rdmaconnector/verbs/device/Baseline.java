@@ -7,6 +7,7 @@ import java.util.Map;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.verbs.TestProbes;
+import org.rdmaconnector.verbs.jna.Scratch;
 
 /** What a leak would make grow: fds, live threads, direct buffer bytes, and the kernel's RDMA objects. */
 record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rdmaResources) {
@@ -34,6 +35,14 @@ record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rd
             set.deviceName();
         }
         return take();
+    }
+
+    /**
+     * This baseline with room for one more scratch block ({@code Scratch}, 64 bytes) in each of its threads: a
+     * thread that lives on (one of the JVM's own) keeps the block it took for its first native call.
+     */
+    Baseline withScratchBlocks() {
+        return new Baseline(fds, threads, directBytes + (long) threads * Scratch.SIZE, rdmaResources);
     }
 
     /**

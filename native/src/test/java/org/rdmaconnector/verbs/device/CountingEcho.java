@@ -16,7 +16,8 @@ import org.rdmaconnector.verbs.CmEventType;
  * An endpoint that sends every message back on its connection and counts instead of recording (tens of thousands of
  * messages pass): receives, whether each connection's came in sequence, and connections that failed (a DISCONNECTED
  * with a non-zero status: the CM's own after the peer stopped answering). Or, made by {@link #greeting}, one that
- * speaks first and answers nothing, as ucmatose's server does (its client waits for messages before it sends).
+ * speaks first, answers nothing and disconnects once each greeting has its reply, as ucmatose's server does (its
+ * client waits for messages before it sends, and for the server's disconnect at the end).
  */
 final class CountingEcho implements EndpointSink {
     final AtomicLong receives = new AtomicLong();
@@ -111,6 +112,8 @@ final class CountingEcho implements EndpointSink {
         }
         if (greetings == 0) {
             c.connection().send(c.data()); // before counting: if it throws, the delivery is attempted again
+        } else if (c.sequence() == greetings) {
+            c.connection().disconnect(); // every greeting answered: as ucmatose's server, end the connection
         }
         receives.incrementAndGet();
     }
