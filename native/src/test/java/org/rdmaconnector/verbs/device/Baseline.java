@@ -38,6 +38,17 @@ record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rd
     }
 
     /**
+     * This reading without librdmacm's own per-device protection domain when that is the one more than
+     * {@code before} has: after connections with a peer on another host ended, librdmacm still holds a reference on
+     * the device (RELIABILITY.md, open finding 2). Any other protection domain still counts.
+     */
+    Baseline withoutLibrdmacmPd(Baseline before) {
+        Map<String, Integer> objects = new java.util.LinkedHashMap<>(rdmaResources);
+        objects.computeIfPresent("pd", (k, pd) -> pd == before.rdmaResources.get("pd") + 1 ? pd - 1 : pd);
+        return new Baseline(fds, threads, directBytes, objects);
+    }
+
+    /**
      * This baseline with room for one more scratch block ({@code Scratch}, 64 bytes) in each of its threads: a
      * thread that lives on (one of the JVM's own) keeps the block it took for its first native call.
      */

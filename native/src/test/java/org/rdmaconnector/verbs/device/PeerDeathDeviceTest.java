@@ -9,8 +9,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -121,12 +119,7 @@ class PeerDeathDeviceTest {
             }
             Baseline after = Baseline.awaitBack(before);
             System.out.println("PeerDeathDeviceTest: before " + before + ", after " + after);
-            // open finding (RELIABILITY.md): after a peer's death librdmacm's own per-device protection domain stays
-            // allocated (a librdmacm reference on the device is still held); everything else must be back
-            Map<String, Integer> objects = new HashMap<>(after.rdmaResources());
-            objects.computeIfPresent("pd", (k, pd) -> pd == before.rdmaResources().get("pd") + 1 ? pd - 1 : pd);
-            Baseline withoutThePd = new Baseline(after.fds(), after.threads(), after.directBytes(), objects);
-            assertTrue(withoutThePd.isBackTo(before), "before " + before + ", after " + after);
+            assertTrue(after.withoutLibrdmacmPd(before).isBackTo(before), "before " + before + ", after " + after);
         }
     }
 
