@@ -51,7 +51,7 @@ class PeerDeathDeviceTest {
     void aPeerKilledMidStreamIsReclaimedAndNothingIsLeft() throws Exception {
         try (Peer peer = Peer.connect(Duration.ofSeconds(180))) {
             peer.call("listen " + PORT + " 600 0");
-            Baseline before = Baseline.afterWarmUp().withScratchBlocks();
+            Baseline before = Baseline.afterWarmUp();
             try (ConnectorStack stack = new ConnectorStack();
                  PooledConnections pool = new PooledConnections(ChannelSettings.DEFAULTS,
                      new Pool.Settings(0, 1, Duration.ofMinutes(1), Duration.ofSeconds(5)), stack.devices,

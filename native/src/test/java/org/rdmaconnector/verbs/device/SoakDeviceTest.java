@@ -73,7 +73,7 @@ class SoakDeviceTest {
             + " repeats it)");
         try (Peer peer = Peer.connect(Duration.ofSeconds(180))) {
             peer.call("listen " + PEER_ECHO + " 30 14");
-            Baseline before = Baseline.afterWarmUp().withScratchBlocks();
+            Baseline before = Baseline.afterWarmUp();
             ThreadWatch watch = new ThreadWatch("soak-", Duration.ofSeconds(15));
             try (ConnectorStack stack = new ConnectorStack();
                  PooledConnections pool = new PooledConnections(ChannelSettings.DEFAULTS.withAckTimeout(14),
