@@ -153,12 +153,16 @@ final class GuestRun {
     }
 
     String consoleTail(int lines) throws IOException {
+        return tails(List.of(share.resolve("console.log"), share.resolve("rdma-vm.log")), lines);
+    }
+
+    /** The last {@code lines} lines of each of {@code files} that exists, each under a header naming it. */
+    static String tails(List<Path> files, int lines) throws IOException {
         StringBuilder out = new StringBuilder();
-        for (String name : List.of("console.log", "rdma-vm.log")) {
-            Path file = share.resolve(name);
+        for (Path file : files) {
             if (Files.exists(file)) {
                 List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-                out.append("--- ").append(name).append(" ---\n");
+                out.append("--- ").append(file).append(" ---\n");
                 all.subList(Math.max(0, all.size() - lines), all.size()).forEach(l -> out.append(l).append('\n'));
             }
         }

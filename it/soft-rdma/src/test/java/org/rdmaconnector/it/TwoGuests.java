@@ -76,15 +76,7 @@ final class TwoGuests {
 
     /** The last lines of rdma-vm's log and both consoles, for failure messages. */
     String tails() throws IOException {
-        StringBuilder out = new StringBuilder("last lines of:\n");
-        for (Path file : List.of(base.resolve("rdma-vm.log"), base.resolve("a/console.log"),
-            base.resolve("b/console.log"))) {
-            if (Files.exists(file)) {
-                List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-                out.append("--- ").append(file).append(" ---\n");
-                all.subList(Math.max(0, all.size() - 60), all.size()).forEach(l -> out.append(l).append('\n'));
-            }
-        }
-        return out.toString();
+        return "last lines of:\n" + GuestRun.tails(List.of(base.resolve("rdma-vm.log"), base.resolve("a/console.log"),
+            base.resolve("b/console.log")), 60);
     }
 }
