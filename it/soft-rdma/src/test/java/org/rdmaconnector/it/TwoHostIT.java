@@ -14,10 +14,10 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * The two-host tier: {@code rdma-vm run2} boots two guests whose rxe0 devices sit on one virtual wire (10.1.0.1 and
- * 10.1.0.2), so traffic takes the RoCEv2 path through two kernels: a {@code PeerAgent} in one guest, driven over a
- * control connection by the tests of one tag in the other guest's JVM, whose results become tests here. The connecting sides retry until their
- * peers listen (the guests boot independently); everything is bounded, and a guest that fails or goes silent fails
- * the test with both consoles' tails.
+ * 10.1.0.2), so traffic takes the RoCEv2 path through two kernels: a {@code PeerAgent} in guest a, driven over a
+ * control connection by the tests of some tags in guest b's JVM, whose results become tests here. The connecting
+ * sides retry until their peers listen (the guests boot independently); everything is bounded, and a guest that fails
+ * or goes silent fails the test with both consoles' tails.
  */
 class TwoHostIT {
     /** Guest-side limit for a run of the connector's two-host tests. */
@@ -30,56 +30,47 @@ class TwoHostIT {
     @TestFactory
     Stream<DynamicNode> theConnectorAcrossTheWire() throws Exception {
         skipIfAsked();
-        return agentAndTests("wire", "b");
+        return agentAndTests("wire", "wire", 1);
     }
 
     /**
-     * A peer host killed mid-stream: the tests in guest a ask rdma-vm to kill guest b's qemu and check what a's
-     * listener and pooled client do (PeerDeathDeviceTest).
+     * The seeded soak (SoakDeviceTest), then a peer host killed mid-stream (PeerDeathDeviceTest) in the same boot:
+     * the tests in guest b drive a's first agent through the soak (which ends it with {@code quit} and its leak
+     * check), then a second agent in a, and finally ask rdma-vm to kill guest a's qemu. {@code -Drdma.soak.seconds}
+     * (120 by default, as in CI) and {@code -Drdma.soak.seed} reach the guest's JVM.
      */
     @TestFactory
-    Stream<DynamicNode> aPeerHostKilledMidStream() throws Exception {
+    Stream<DynamicNode> aSeededSoakThenAPeerHostKilledMidStream() throws Exception {
         skipIfAsked();
-        return agentAndTests("peer-death", "a");
+        return agentAndTests("soak-and-peer-death", "soak | peer-death", 2,
+            "-Drdma.soak.seconds=" + Long.getLong("rdma.soak.seconds", 120)
+                + " -Drdma.soak.seed=" + Long.getLong("rdma.soak.seed", 20261201L));
     }
 
     /**
-     * The seeded soak (SoakDeviceTest): {@code -Drdma.soak.seconds} (120 by default, as in CI) and
-     * {@code -Drdma.soak.seed} reach the guest's JVM.
+     * Runs {@code agents} {@code PeerAgent}s one after the other in guest a (the next only after the one before quit
+     * clean) and the tests tagged {@code tags} in guest b, and turns the tests' results into tests here.
      */
-    @TestFactory
-    Stream<DynamicNode> aSeededSoak() throws Exception {
-        skipIfAsked();
-        return agentAndTests("soak", "b", "-Drdma.soak.seconds=" + Long.getLong("rdma.soak.seconds", 120)
-            + " -Drdma.soak.seed=" + Long.getLong("rdma.soak.seed", 20261201L));
-    }
-
-    /**
-     * Runs a {@code PeerAgent} in one guest and the tests tagged {@code tag} in the other ({@code testerRole}), and
-     * turns the tests' results into tests here.
-     */
-    private static Stream<DynamicNode> agentAndTests(String tag, String testerRole, String... testerJvmArgs)
+    private static Stream<DynamicNode> agentAndTests(String name, String tags, int agents, String... testerJvmArgs)
         throws Exception {
-        Path base = base().resolve(tag);
+        Path base = base().resolve(name);
         String classPath = System.getProperty("java.class.path");
-        String agent = "exec " + GuestRun.guestJava(base.resolve(testerRole.equals("a") ? "b" : "a"), classPath,
-            "256m") + " org.rdmaconnector.verbs.device.PeerAgent \"$RDMA_VM_SELF\" " + TESTS_TIMEOUT_SECONDS;
-        String tests = "exec " + GuestRun.guestJava(base.resolve(testerRole), classPath, "384m") + " "
-            + String.join(" ", testerJvmArgs) + " " + GuestRun.consoleLauncher(tag);
-        TwoGuests run = testerRole.equals("a")
-            ? TwoGuests.run(base, tests, agent, TESTS_TIMEOUT_SECONDS)
-            : TwoGuests.run(base, agent, tests, TESTS_TIMEOUT_SECONDS);
+        String agent = GuestRun.guestJava(base.resolve("a"), classPath, "256m")
+            + " org.rdmaconnector.verbs.device.PeerAgent \"$RDMA_VM_SELF\" " + TESTS_TIMEOUT_SECONDS;
+        String agentScript = (agent + " || exit $?\n").repeat(agents);
+        String tests = "exec " + GuestRun.guestJava(base.resolve("b"), classPath, "384m") + " "
+            + String.join(" ", testerJvmArgs) + " " + GuestRun.consoleLauncher(tags);
+        TwoGuests run = TwoGuests.run(base, agentScript, tests, TESTS_TIMEOUT_SECONDS);
         List<DynamicNode> nodes = new ArrayList<>();
-        List<GuestResults.Case> cases = GuestResults.read(run.share(testerRole).resolve("reports"));
+        List<GuestResults.Case> cases = GuestResults.read(run.share("b").resolve("reports"));
         nodes.add(dynamicTest("both guests ran and ended cleanly", () -> {
             if (cases.isEmpty()) {
-                fail("no test reports from guest " + testerRole + " (rdma-vm run2 exit " + run.exitCode() + "); "
-                    + run.tails());
+                fail("no test reports from guest b (rdma-vm run2 exit " + run.exitCode() + "); " + run.tails());
             }
-            assertEquals(0, run.exitCode(), "rdma-vm run2 (the agent checks it left nothing when it quits); "
+            assertEquals(0, run.exitCode(), "rdma-vm run2 (each agent checks it left nothing when it quits); "
                 + run.tails());
         }));
-        nodes.addAll(GuestResults.asTests(cases, "guest " + testerRole));
+        nodes.addAll(GuestResults.asTests(cases, "guest b"));
         return nodes.stream();
     }
 

@@ -1,12 +1,14 @@
 package org.rdmaconnector.verbs.device;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,12 +48,15 @@ import org.rdmaconnector.verbs.TestProbes;
  *   <li>{@code quit}: closes everything, checks this JVM's fds and the kernel's RDMA objects are back to where they
  *       were, answers, and exits (0, or 1 if something was left).</li>
  * </ul>
- * The agent exits 1 by itself after SECONDS (silence of the driving side is a failure, not a hang), and 0 when the
- * driving side closes the control connection without {@code quit} (that side's result says why).
+ * The agent exits 1 by itself after SECONDS, or when no driving side connected within 5 minutes (silence of the
+ * driving side is a failure, not a hang), and 0 when the driving side closes the control connection without
+ * {@code quit} (that side's result says why).
  */
 public final class PeerAgent {
     /** The control port on the wire address. */
     static final int CONTROL_PORT = 7000;
+    /** How long the agent waits for the driving side to connect (its guest boots and starts a JVM first). */
+    private static final Duration DRIVER_WAIT = Duration.ofMinutes(5);
 
     private final String self;
     private final ConnectorRuntime runtime = ConnectorRuntime.standalone("peer-agent", 4);
@@ -87,7 +92,8 @@ public final class PeerAgent {
             server.setReuseAddress(true);
             server.bind(new InetSocketAddress(InetAddress.getByName(self), CONTROL_PORT));
             System.out.println("PeerAgent: control on " + self + ":" + CONTROL_PORT);
-            try (Socket socket = server.accept();
+            server.setSoTimeout((int) DRIVER_WAIT.toMillis());
+            try (Socket socket = acceptDriver(server);
                  BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
                      StandardCharsets.UTF_8));
                  PrintWriter out = new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8)) {
@@ -118,6 +124,18 @@ public final class PeerAgent {
         // for that guest's reports instead of stopping it
         System.err.println("PeerAgent: the driving side went away without quit");
         System.exit(0);
+    }
+
+    private static Socket acceptDriver(ServerSocket server) throws IOException {
+        try {
+            Socket socket = server.accept();
+            socket.setSoTimeout(0);
+            return socket;
+        } catch (SocketTimeoutException e) {
+            System.err.println("PeerAgent: no driving side connected within " + DRIVER_WAIT.toSeconds() + " s");
+            Runtime.getRuntime().halt(1);
+            throw e;
+        }
     }
 
     private String handle(String[] w) throws Exception {

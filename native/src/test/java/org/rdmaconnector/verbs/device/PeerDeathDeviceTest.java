@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,13 +27,14 @@ import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
- * A peer host killed mid-stream (guest a of {@code rdma-vm run2}; the host kills guest b's qemu when this test asks,
- * so b says nothing more on the wire). Before: b streams messages to this guest's listener and holds a second,
- * trickling connection to it, and this guest's pooled client streams to b's listener. After:
+ * A peer host killed mid-stream (in one guest of {@code rdma-vm run2}, after the soak in the same JVM; the host kills
+ * the other guest's qemu when this test asks, so the peer says nothing more on the wire). Before: the peer streams
+ * messages to this guest's listener and holds a second, trickling connection to it, and this guest's pooled client
+ * streams to the peer's listener. After:
  * <ul>
  *   <li>the client's next send fails with its cause named (transport retry counter exceeded), and its requests in
  *       flight complete (flushed), never not at all;</li>
- *   <li>the listener reclaims both of b's connections (a failing send, and the liveness rule for the one that
+ *   <li>the listener reclaims both of the peer's connections (a failing send, and the liveness rule for the one that
  *       only waits), and its endpoint sees each end as a failed DISCONNECTED;</li>
  *   <li>the pooled handle closes without hanging, and the next borrow connects and echoes;</li>
  *   <li>fds, threads, direct memory and the kernel's RDMA objects are back to where they were, but librdmacm's own
@@ -40,10 +42,11 @@ import org.rdmaconnector.verbs.jna.Layout;
  * </ul>
  */
 @Tag("peer-death")
+@Order(2) // after SoakDeviceTest: it ends the peer
 @Timeout(600)
 class PeerDeathDeviceTest {
     private static final int PORT = 7471;
-    /** The listener's liveness rule for b's trickling connection. */
+    /** The listener's liveness rule for the peer's trickling connection. */
     private static final int IDLE_SECONDS = 6;
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
@@ -82,8 +85,8 @@ class PeerDeathDeviceTest {
                 Path share = Path.of(System.getenv("RDMA_VM_SHARE"));
                 long killed = System.nanoTime();
                 Files.createFile(share.resolve("kill-peer"));
-                await("the host killed guest b", () -> Files.exists(share.resolve("kill-peer.done")));
-                System.out.println("PeerDeathDeviceTest: guest b killed after " + echo.receives + " messages in, "
+                await("the host killed the peer's guest", () -> Files.exists(share.resolve("kill-peer.done")));
+                System.out.println("PeerDeathDeviceTest: the peer's guest killed after " + echo.receives + " messages in, "
                     + stream.echoed() + " out");
 
                 // RC has no keepalive: with its sends acknowledged, the client only waits for echoes, and learns of
@@ -100,8 +103,8 @@ class PeerDeathDeviceTest {
                 assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, cause.status(), cause.statusText());
                 assertEquals("transport retry counter exceeded", cause.statusText());
 
-                await("both of b's connections reclaimed", () -> listener.connectionCount() == 0);
-                System.out.println("PeerDeathDeviceTest: the listener reclaimed b's connections "
+                await("both of the peer's connections reclaimed", () -> listener.connectionCount() == 0);
+                System.out.println("PeerDeathDeviceTest: the listener reclaimed the peer's connections "
                     + millisSince(killed) + " ms after the kill; " + echo.stats());
                 assertEquals(2, echo.failures.get(), "each connection's end reached the endpoint as a failure: "
                     + echo.stats());

@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,6 +53,7 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * file.
  */
 @Tag("soak")
+@Order(1) // before PeerDeathDeviceTest, which ends the peer
 @Timeout(3600)
 class SoakDeviceTest {
     private static final long SECONDS = Long.getLong("rdma.soak.seconds", 120);
