@@ -81,10 +81,7 @@ class DeviceResetDeviceTest {
 
     @Test
     void aDeviceRemovedUnderLoadIsLetGoAndTheDeviceAddedAgainServes() throws Exception {
-        Ip.run("link", "add", NETDEV, "type", "dummy");
-        Ip.run("addr", "add", ADDRESS + "/24", "dev", NETDEV);
-        Ip.run("link", "set", NETDEV, "up");
-        Ip.rdma("link", "add", DEVICE, "type", "rxe", "netdev", NETDEV);
+        addSoftRoce(NETDEV, ADDRESS, DEVICE);
         try (ConnectorStack stack = new ConnectorStack()) {
             int port = Loopback.nextPort();
             Activation echo = stack.hub.activate(ListenerSettings.of(ADDRESS, port, null, "accept", null, 4, 256, 2),
@@ -180,10 +177,7 @@ class DeviceResetDeviceTest {
 
     @Test
     void anOutboundSetWhoseDeviceIsRemovedEndsItsWaitersAtOnceAndLetsTheDeviceGo() throws Exception {
-        Ip.run("link", "add", OUT_NETDEV, "type", "dummy");
-        Ip.run("addr", "add", OUT_ADDRESS + "/24", "dev", OUT_NETDEV);
-        Ip.run("link", "set", OUT_NETDEV, "up");
-        Ip.rdma("link", "add", OUT_DEVICE, "type", "rxe", "netdev", OUT_NETDEV);
+        addSoftRoce(OUT_NETDEV, OUT_ADDRESS, OUT_DEVICE);
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch holding = new CountDownLatch(1);
         AtomicBoolean hold = new AtomicBoolean();
@@ -310,6 +304,15 @@ class DeviceResetDeviceTest {
             }
             echo.close();
         }
+    }
+
+    /** A dummy interface {@code netdev} with {@code address}/24, up, and Soft-RoCE device {@code device} on it. */
+    private static void addSoftRoce(String netdev, String address, String device)
+        throws java.io.IOException, InterruptedException {
+        Ip.run("link", "add", netdev, "type", "dummy");
+        Ip.run("addr", "add", address + "/24", "dev", netdev);
+        Ip.run("link", "set", netdev, "up");
+        Ip.rdma("link", "add", device, "type", "rxe", "netdev", netdev);
     }
 
     private static void assertRemoved(RdmaException e) {
