@@ -23,6 +23,7 @@ import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.ConnectionParameters;
+import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.MemoryRegion;
@@ -39,6 +40,12 @@ import org.rdmaconnector.verbs.jna.Layout;
  * CM event channel, completion channel and completion queue, whose events the engine reads. Opening these is the
  * cost pooling saves. {@link #cleanup()} closes what users made (endpoints, memory regions) and keeps the channels;
  * {@link #close()} frees everything. Fatal async events of its device and port go to {@link #onFatalEvent}.
+ *
+ * <p>Its {@link State}: {@code OPEN}, then {@code DEVICE_REMOVED} when a CM id of the set reports
+ * {@code DEVICE_REMOVAL} (every posted request of every endpoint ends with the removal's error, later posts, connects
+ * and registrations throw it, the set is never lent again), then {@code CLOSED}. Closing frees each endpoint's
+ * queue pair, staging region and id, then the user's regions, the CM channel, and the CQ, its channel, the PD and the
+ * device lease: what the kernel waits for before it finishes the removal.
  */
 public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChannelSet.class.getName());
@@ -56,12 +63,72 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     private volatile AsyncEvent fatalEvent;
     // why it must not be lent again: what a handle could not free through it (see discard)
     private volatile Throwable discardedFor;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Lifecycle lifecycle = new Lifecycle();
+    private final Device device;
+
+    /** Where a set is in its life; see the class comment. */
+    public enum State { OPEN, DEVICE_REMOVED, CLOSED }
+
+    /** The set's {@link State} and the removal that ended {@code OPEN}; host-testable without a device. */
+    static final class Lifecycle {
+        private State state = State.OPEN;
+        private DeviceRemoval removal;
+
+        synchronized State state() {
+            return state;
+        }
+
+        synchronized DeviceRemoval removal() {
+            return removal;
+        }
+
+        /** OPEN to DEVICE_REMOVED; true for the one call that made the change. */
+        synchronized boolean deviceRemoved(DeviceRemoval seen) {
+            if (state != State.OPEN) {
+                return false;
+            }
+            state = State.DEVICE_REMOVED;
+            removal = seen;
+            return true;
+        }
+
+        /** To CLOSED; true for the one call that made the change. */
+        synchronized boolean close() {
+            if (state == State.CLOSED) {
+                return false;
+            }
+            state = State.CLOSED;
+            return true;
+        }
+
+        /**
+         * Throws unless the set may be used for {@code function}: the removal's error once its device is gone, an
+         * {@link IllegalStateException} once it is closed.
+         */
+        synchronized void ensureUsable(String function) {
+            if (state == State.CLOSED) {
+                throw new IllegalStateException("the RDMA channel set is closed");
+            }
+            if (state == State.DEVICE_REMOVED) {
+                throw removal.error(function);
+            }
+        }
+
+        /** Why the set must not be lent in this state, or null while OPEN. */
+        synchronized String unhealthyReason() {
+            return switch (state) {
+                case OPEN -> null;
+                case DEVICE_REMOVED -> removal.description();
+                case CLOSED -> "closed";
+            };
+        }
+    }
 
     private ChannelSet(ChannelSettings settings, DeviceRegistry devices, EventEngine engine, AutoCloseableStack opened) {
         this.settings = settings;
         this.queues = opened.push(DeviceQueueSet.open(devices.acquire(settings.deviceName(), settings.portNumber()),
             DeviceLimits.Demand.of(settings), engine, 0));
+        this.device = queues.context().device();
         this.events = opened.push(EventChannel.create());
         // on the loop: a connect waiting for its CM events must not wait for a delivery thread (all of them may be
         // busy in listeners that connect)
@@ -149,8 +216,9 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
 
     /** Why {@link #isHealthy()} is false, or null while it is healthy. */
     public String unhealthyReason() {
-        if (closed.get()) {
-            return "closed";
+        String reason = lifecycle.unhealthyReason();
+        if (reason != null) {
+            return reason;
         }
         AsyncEvent fatal = fatalEvent;
         if (fatal != null) {
@@ -186,7 +254,11 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         }
     }
 
-    /** Where fatal async events of this set's device and port go (once each, on a delivery thread). */
+    /**
+     * Where fatal async events of this set's device and port go, once each: on a delivery thread, or on the event
+     * loop for a removal seen as {@code DEVICE_REMOVAL} (then a {@code DEVICE_FATAL} event saying "device removed"),
+     * so the listener must return at once (hand the work to another thread).
+     */
     public void onFatalEvent(Consumer<AsyncEvent> listener) {
         this.fatalListener = listener;
     }
@@ -203,10 +275,15 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         }
     }
 
+    /** This set's {@link State} now. */
+    public State state() {
+        return lifecycle.state();
+    }
+
     /** See {@link org.rdmaconnector.connector.RdmaConnection#register}. */
     @Override
     public MemoryRegion register(ByteBuffer buffer) {
-        ensureOpen();
+        lifecycle.ensureUsable("ibv_reg_mr");
         if (buffer == null || !buffer.isDirect()) {
             throw new IllegalArgumentException("buffer must be a direct ByteBuffer");
         }
@@ -252,7 +329,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     /** See {@link org.rdmaconnector.connector.RdmaConnection#connect}. */
     @Override
     public RdmaEndpoint connect(InetSocketAddress remote, Duration timeout) {
-        ensureOpen();
+        lifecycle.ensureUsable("rdma_connect");
         if (remote == null || remote.isUnresolved()) {
             throw new IllegalArgumentException("remote must be a resolved address, was " + remote);
         }
@@ -292,6 +369,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             }
             endpoint.id.connect(ConnectionParameters.defaults());
             endpoint.expect(CmEventType.ESTABLISHED, "rdma_connect", deadline);
+            lifecycle.ensureUsable("rdma_connect"); // a removal seen while connecting: the endpoint is closed below
             return endpoint;
         } catch (RuntimeException | Error e) {
             endpoint.close();
@@ -309,12 +387,39 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     }
 
     private void onCmEvent(CmEvent event) {
+        if (event.type() == CmEventType.DEVICE_REMOVAL) {
+            deviceRemoved(DeviceRemoval.onCmId(device)); // the set's device: also for an endpoint closed already
+        }
         Outbound endpoint = byId.get(event.id());
         if (endpoint == null) {
             LOG.log(Level.DEBUG, () -> "CM event for a closed endpoint: " + event); // built only when logged
             return;
         }
         endpoint.onEvent(event);
+    }
+
+    /**
+     * On the loop, once: every endpoint's posted requests end with {@code removal}'s error and nothing waits for a
+     * disconnect any more; the set is never lent again; the fatal listener hears of it. Freeing is left to whoever
+     * holds the set (the handle's close, the pool), off the loop.
+     */
+    private void deviceRemoved(DeviceRemoval removal) {
+        if (!lifecycle.deviceRemoved(removal)) {
+            return;
+        }
+        LOG.log(Level.WARNING, () -> this + ": " + removal.description() + "; its " + byId.size() + " endpoints "
+            + "fail, and it is destroyed when given back");
+        for (Outbound endpoint : byId.values()) {
+            endpoint.deviceRemoved(removal);
+        }
+        Consumer<AsyncEvent> listener = fatalListener;
+        if (listener != null) {
+            try {
+                listener.accept(removal.asyncEvent());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "the fatal-event listener of " + this + " failed on the device removal", e);
+            }
+        }
     }
 
     /**
@@ -340,7 +445,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     /** Frees everything: endpoints, regions, the engine's registrations, the channels, the PD and the lease. */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!lifecycle.close()) {
             return;
         }
         AutoCloseableStack stack = new AutoCloseableStack();
@@ -353,19 +458,14 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
 
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
-        return closed.get();
-    }
-
-    private void ensureOpen() {
-        if (closed.get()) {
-            throw new IllegalStateException("the RDMA channel set is closed");
-        }
+        return lifecycle.state() == State.CLOSED;
     }
 
     @Override
     public String toString() {
+        State state = lifecycle.state();
         return "ChannelSet[" + deviceName() + " port " + settings.portNumber() + ", " + byId.size() + " endpoints, "
-            + registeredBytes + " bytes registered" + (closed.get() ? ", closed]" : "]");
+            + registeredBytes + " bytes registered" + (state == State.OPEN ? "]" : ", " + state + "]");
     }
 
     /** An outbound connection of this set; closed by the one caller that claims it, alone or with its set's others. */
@@ -415,6 +515,9 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
                 throw new RdmaException(function, Layout.ETIMEDOUT, "no " + type + " from " + remote
                     + " within the timeout");
             }
+            if (event.type() == CmEventType.DEVICE_REMOVAL) {
+                lifecycle.ensureUsable(function); // throws the removal's error
+            }
             if (event.type() != type) {
                 int errno = event.status() < 0 ? -event.status() : event.type() == CmEventType.REJECTED
                     ? Layout.ECONNREFUSED : Layout.EHOSTUNREACH;
@@ -424,7 +527,18 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             }
         }
 
-        private RcConnection established() {
+        /** The device is gone: posted requests end with its error, the disconnect is not waited for. */
+        void deviceRemoved(DeviceRemoval removal) {
+            connected = false; // no rdma_disconnect on a removed device: there is no peer to answer it
+            RcConnection c = connection;
+            if (c != null) {
+                c.deviceRemoved(removal);
+            }
+            disconnected.countDown();
+        }
+
+        private RcConnection established(String function) {
+            lifecycle.ensureUsable(function);
             RcConnection c = connection;
             if (c == null || !connected) {
                 throw new IllegalStateException("the endpoint to " + remote + " is not connected");
@@ -449,22 +563,22 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
 
         @Override
         public WorkRequest send(MemoryRegion region, int offset, int length) {
-            return established().send(region, offset, length);
+            return established("ibv_post_send").send(region, offset, length);
         }
 
         @Override
         public WorkRequest send(byte[] message) {
-            return established().sendStaged(message);
+            return established("ibv_post_send").sendStaged(message);
         }
 
         @Override
         public WorkRequest receive(MemoryRegion region, int offset, int length) {
-            return established().receive(region, offset, length);
+            return established("ibv_post_recv").receive(region, offset, length);
         }
 
         @Override
         public WorkRequest receive() {
-            return established().receiveStaged();
+            return established("ibv_post_recv").receiveStaged();
         }
 
         @Override

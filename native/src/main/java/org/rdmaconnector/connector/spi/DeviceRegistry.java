@@ -169,9 +169,7 @@ public final class DeviceRegistry implements AutoCloseable {
 
     private static void announceRemoval(List<Shared> removed) {
         for (Shared entry : removed) {
-            entry.fanOut(new AsyncEvent(entry.device.name(), AsyncEventType.DEVICE_FATAL,
-                Layout.IBV_EVENT_DEVICE_FATAL, 0, "device removed: " + entry.device + " is no longer listed by the "
-                    + "kernel (rdma link delete, hot-unplug or a driver reset); what is open on it must be closed"));
+            entry.fanOut(DeviceRemoval.unlisted(entry.device).asyncEvent());
         }
     }
 

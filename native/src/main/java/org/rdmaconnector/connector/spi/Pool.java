@@ -244,6 +244,28 @@ public final class Pool<R> implements AutoCloseable {
         expired.forEach(this::destroy);
     }
 
+    /**
+     * Destroys the idle resources that are no longer healthy now, instead of when a borrower comes across them (a
+     * removed device is released only once nothing holds it). Counted as invalid.
+     */
+    public void evictUnhealthy() {
+        List<R> unhealthy = new ArrayList<>();
+        lock.lock();
+        try {
+            idle.removeIf(i -> {
+                if (healthy.test(i.resource())) {
+                    return false;
+                }
+                unhealthy.add(i.resource());
+                return true;
+            });
+            invalid.addAndGet(unhealthy.size());
+        } finally {
+            lock.unlock();
+        }
+        unhealthy.forEach(this::destroy);
+    }
+
     /** The counters now. */
     public Counters counters() {
         lock.lock();

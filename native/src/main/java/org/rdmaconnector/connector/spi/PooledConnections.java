@@ -1,6 +1,7 @@
 package org.rdmaconnector.connector.spi;
 
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
@@ -8,8 +9,9 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * A connection factory with its own pool of channel sets, for containers without a JCA pool (OSGi): each
  * {@link #getConnection()} lends a set as a {@link ConnectionHandle}; closing the handle cleans the set up and gives
  * it back; a set that is not {@link ChannelSet#isHealthy() healthy} (a fatal event of its device or port, its
- * events no longer read, something made through it that could not be freed) is destroyed instead of lent again. Idle sets beyond
- * the minimum are closed after the idle timeout.
+ * events no longer read, something made through it that could not be freed, its device removed) is destroyed
+ * instead of lent again: at once when it is idle, when it is given back when it is lent. Idle sets beyond the
+ * minimum are closed after the idle timeout.
  */
 public final class PooledConnections implements AutoCloseable {
     private final ChannelSettings channels;
@@ -25,9 +27,27 @@ public final class PooledConnections implements AutoCloseable {
                              EventEngine engine, Scheduler scheduler) {
         this.channels = channels.validate();
         this.scheduler = scheduler;
-        this.pool = new Pool<>(pooling, () -> ChannelSet.open(channels, devices, engine),
-            ChannelSet::isHealthy, ChannelSet::cleanup, ChannelSet::close);
+        this.pool = new Pool<>(pooling, () -> open(devices, engine), ChannelSet::isHealthy, ChannelSet::cleanup,
+            ChannelSet::close);
         scheduleEviction();
+    }
+
+    /**
+     * A new set whose fatal events (its device removed, a DEVICE_FATAL or PORT_ERR) make the pool destroy it at once
+     * if it is idle: on the scheduler, since the event may come on the event loop, which must not free anything.
+     */
+    private ChannelSet open(DeviceRegistry devices, EventEngine engine) {
+        ChannelSet set = ChannelSet.open(channels, devices, engine);
+        set.onFatalEvent(event -> {
+            if (!closed) {
+                try {
+                    scheduler.schedule(pool::evictUnhealthy, Duration.ZERO);
+                } catch (RejectedExecutionException e) {
+                    // the runtime is stopping: the set is destroyed with the pool, or when next borrowed
+                }
+            }
+        });
+        return set;
     }
 
     /**

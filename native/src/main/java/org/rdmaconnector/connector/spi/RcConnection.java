@@ -25,7 +25,8 @@ import org.rdmaconnector.verbs.jna.Mem;
  * and the posted requests by work request id, each completed exactly once: by its work completion, or as flushed
  * when the connection is closed first. The staging memory is native memory of its own, freed by {@link #close()}
  * (not by the garbage collector: a peer that connects and disconnects in a loop must not be able to pile up
- * direct memory until a GC). {@link #disconnect()} is the one place a connection's rdma_disconnect is sent.
+ * direct memory until a GC). {@link #disconnect()} is the one place a connection's rdma_disconnect is sent. After
+ * {@link #deviceRemoved} every posted request has ended with the removal's error and every later post throws it.
  * Thread-safe.
  */
 final class RcConnection {
@@ -45,6 +46,8 @@ final class RcConnection {
     // guarded by this; the staging memory is read and written only under this lock and while not closed
     private boolean closed;
     private boolean disconnectSent;
+    // set once, before the posted requests are failed: a post that sees it unset is failed by deviceRemoved
+    private volatile DeviceRemoval removal;
 
     private record Posted(WorkRequest request, int slot) {
     }
@@ -134,6 +137,7 @@ final class RcConnection {
     }
 
     private synchronized int take(ArrayDeque<Integer> free, String kind, int total) {
+        refuseIfRemoved(kind.equals("send") ? WorkRequest.Kind.SEND : WorkRequest.Kind.RECEIVE);
         if (closed) {
             throw new IllegalStateException("the connection is closed");
         }
@@ -157,6 +161,7 @@ final class RcConnection {
         WorkRequest request = new WorkRequest(wrId, kind);
         posted.put(wrId, new Posted(request, slot));
         try {
+            refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here
             if (kind == WorkRequest.Kind.SEND && inline) {
                 qp.postSendInline(region, offset, length, wrId, true);
             } else if (kind == WorkRequest.Kind.SEND) {
@@ -197,6 +202,32 @@ final class RcConnection {
         return p.request();
     }
 
+    private static String postFunction(WorkRequest.Kind kind) {
+        return kind == WorkRequest.Kind.SEND ? "ibv_post_send" : "ibv_post_recv";
+    }
+
+    private void refuseIfRemoved(WorkRequest.Kind kind) {
+        DeviceRemoval r = removal;
+        if (r != null) {
+            throw r.error(postFunction(kind));
+        }
+    }
+
+    /**
+     * The device is gone ({@code removal}): nothing posted will ever complete (rxe completes nothing after a
+     * removal), so every posted request ends now with the removal's error, and every later post throws it. Once;
+     * the id, queue pair and staging memory stay until {@link #close()}.
+     */
+    void deviceRemoved(DeviceRemoval removal) {
+        synchronized (this) {
+            if (this.removal != null) {
+                return;
+            }
+            this.removal = removal;
+        }
+        endPosted(removal);
+    }
+
     /** Requests posted and not yet completed. */
     int outstanding() {
         return posted.size();
@@ -204,18 +235,28 @@ final class RcConnection {
 
     /** Completes every posted request as flushed (IBV_WC_WR_FLUSH_ERR) and returns them. */
     List<WorkRequest> flush() {
-        List<WorkRequest> flushed = new ArrayList<>();
+        return endPosted(null);
+    }
+
+    /** Ends every posted request as flushed, with {@code removal}'s error when it is not null; returns them. */
+    private List<WorkRequest> endPosted(DeviceRemoval removal) {
+        List<WorkRequest> ended = new ArrayList<>();
         for (Long wrId : List.copyOf(posted.keySet())) {
             Posted p = posted.remove(wrId);
             if (p != null) {
-                WcOpcode opcode = p.request().kind() == WorkRequest.Kind.SEND ? WcOpcode.SEND : WcOpcode.RECV;
-                p.request().complete(new WorkCompletion(wrId, Layout.IBV_WC_WR_FLUSH_ERR, opcode, 0, 0, 0,
-                    qpNumber, 0, 0), p.slot() >= 0 && opcode == WcOpcode.RECV ? new byte[0]
-                    : null);
-                flushed.add(p.request());
+                WorkRequest.Kind kind = p.request().kind();
+                WcOpcode opcode = kind == WorkRequest.Kind.SEND ? WcOpcode.SEND : WcOpcode.RECV;
+                WorkCompletion flushed = new WorkCompletion(wrId, Layout.IBV_WC_WR_FLUSH_ERR, opcode, 0, 0, 0,
+                    qpNumber, 0, 0);
+                if (removal != null) {
+                    p.request().fail(flushed, removal.error(postFunction(kind)));
+                } else {
+                    p.request().complete(flushed, p.slot() >= 0 && opcode == WcOpcode.RECV ? new byte[0] : null);
+                }
+                ended.add(p.request());
             }
         }
-        return flushed;
+        return ended;
     }
 
     /**

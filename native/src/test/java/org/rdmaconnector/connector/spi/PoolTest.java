@@ -100,6 +100,25 @@ class PoolTest {
     }
 
     @Test
+    void unhealthyIdleResourcesAreDestroyedAtOnceAndBorrowedOnesWhenTheyComeBack() {
+        Pool<Thing> pool = pool(2, 3, Duration.ofMinutes(1), Duration.ZERO);
+        Thing idleSick = pool.borrow();
+        Thing idleWell = pool.borrow();
+        Thing lentSick = pool.borrow();
+        pool.giveBack(idleSick);
+        pool.giveBack(idleWell);
+        idleSick.healthy = false; // its device removed while idle
+        lentSick.healthy = false; // its device removed while lent
+        pool.evictUnhealthy();
+        assertEquals(List.of(idleSick), destroyed, "only the idle unhealthy one goes now, although within the minimum");
+        assertEquals(new Pool.Counters(1, 1, 3, 1, 3, 0, 0, 1), pool.counters());
+        pool.giveBack(lentSick);
+        assertEquals(List.of(idleSick, lentSick), destroyed);
+        assertSame(idleWell, pool.borrow());
+        assertEquals(2, pool.counters().invalid());
+    }
+
+    @Test
     void idleResourcesBeyondTheMinimumAreEvicted() throws Exception {
         Pool<Thing> pool = pool(1, 3, Duration.ofMillis(20), Duration.ZERO);
         Thing a = pool.borrow();

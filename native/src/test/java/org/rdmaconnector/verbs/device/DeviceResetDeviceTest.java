@@ -3,16 +3,20 @@ package org.rdmaconnector.verbs.device;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Tag;
@@ -22,7 +26,9 @@ import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ConnectionHandle;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
@@ -51,6 +57,11 @@ import org.rdmaconnector.verbs.WorkCompletion;
  * own context of the removed device then), and not at all while no device is present (its list sync returns ENODEV
  * then, so it keeps the removed device's context and the removal waits: this test keeps rxe0).
  *
+ * <p>The second test removes a third device, {@code rxe2} on {@code dummy2} (10.0.2.1), under a pooled handle whose
+ * sends are held in flight by receiver-not-ready (the listener's endpoint holds its first delivery), and asserts what
+ * rdma_get_cm_event(3) asks of a user on {@code DEVICE_REMOVAL}: every waiter ends at once with "device removed",
+ * later use fails the same way, the set is never lent again, and closing the handle lets the kernel finish.
+ *
  * <p>Tagged {@code device-reset}, not {@code device}: it runs in a VM boot of its own (DeviceResetIT), since a
  * mistake here kills the JVM.
  */
@@ -70,10 +81,7 @@ class DeviceResetDeviceTest {
 
     @Test
     void aDeviceRemovedUnderLoadIsLetGoAndTheDeviceAddedAgainServes() throws Exception {
-        Ip.run("link", "add", NETDEV, "type", "dummy");
-        Ip.run("addr", "add", ADDRESS + "/24", "dev", NETDEV);
-        Ip.run("link", "set", NETDEV, "up");
-        Ip.rdma("link", "add", DEVICE, "type", "rxe", "netdev", NETDEV);
+        addSoftRoce(NETDEV, ADDRESS, DEVICE);
         try (ConnectorStack stack = new ConnectorStack()) {
             int port = Loopback.nextPort();
             Activation echo = stack.hub.activate(ListenerSettings.of(ADDRESS, port, null, "accept", null, 4, 256, 2),
@@ -159,6 +167,169 @@ class DeviceResetDeviceTest {
             }
             echo.close();
         }
+    }
+
+    private static final String OUT_NETDEV = "dummy2";
+    private static final String OUT_DEVICE = "rxe2";
+    private static final String OUT_ADDRESS = "10.0.2.1";
+    /** Sends posted at once, as many as the set's send slots: one is taken by the listener, RNR holds the rest. */
+    private static final int SENDS = 4;
+
+    @Test
+    void anOutboundSetWhoseDeviceIsRemovedEndsItsWaitersAtOnceAndLetsTheDeviceGo() throws Exception {
+        addSoftRoce(OUT_NETDEV, OUT_ADDRESS, OUT_DEVICE);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        AtomicBoolean hold = new AtomicBoolean();
+        // echoes; while 'hold' is set, holds its first delivery (bounded): the listener re-posts no receive meanwhile
+        Recorder endpoint = new Recorder(c -> {
+            if (!c.isSuccess()) {
+                return;
+            }
+            if (hold.getAndSet(false)) {
+                holding.countDown();
+                try {
+                    release.await(STEP.toSeconds(), TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            try {
+                c.connection().send(c.data());
+            } catch (RuntimeException e) {
+                // the connection went with the device: nothing to echo on
+            }
+        });
+        try (ConnectorStack stack = new ConnectorStack()) {
+            int port = Loopback.nextPort();
+            InetSocketAddress listener = new InetSocketAddress(OUT_ADDRESS, port);
+            Activation echo = stack.hub.activate(ListenerSettings.of(OUT_ADDRESS, port, null, "accept", null, 1, 256,
+                2), endpoint);
+            await("listening on " + OUT_DEVICE, Loopback.TIMEOUT, () -> echo.state() == Activation.State.LISTENING);
+            try (PooledConnections pooled = new PooledConnections(
+                     new ChannelSettings(OUT_DEVICE, 1, 64, 0, SENDS, 4, 0, 1 << 20),
+                     new Pool.Settings(0, 1, Duration.ofMinutes(10), Duration.ofSeconds(5)),
+                     stack.devices, stack.engine, stack.runtime.scheduler())) {
+                Device old;
+                try (RdmaConnection warmUp = pooled.getConnection()) {
+                    echoOnce(warmUp, listener, "warm-up");
+                    old = ((ConnectionHandle) warmUp).channelSet().context().device();
+                }
+                await("the warm-up connection is gone", Loopback.TIMEOUT, () -> echo.connectionCount() == 0);
+                Baseline before = Baseline.take();
+
+                hold.set(true);
+                RdmaConnection handle = pooled.getConnection();
+                ChannelSet set = ((ConnectionHandle) handle).channelSet();
+                RdmaEndpoint out = handle.connect(listener, MESSAGE_TIMEOUT);
+                List<WorkRequest> waiting = new ArrayList<>();
+                waiting.add(out.receive());
+                for (int i = 0; i < SENDS; i++) {
+                    waiting.add(out.send(("in flight " + i).getBytes(StandardCharsets.US_ASCII)));
+                }
+                assertTrue(holding.await(STEP.toSeconds(), TimeUnit.SECONDS), "the listener got the first message");
+                List<WorkRequest> inFlight = waiting.stream().filter(w -> !w.isDone()).toList();
+                assertTrue(inFlight.size() >= SENDS, "the echo and the sends after the first are in flight: "
+                    + waiting);
+
+                long removing = System.nanoTime();
+                Process removal = new ProcessBuilder("rdma", "link", "delete", OUT_DEVICE).inheritIO().start();
+                List<String> errors = new ArrayList<>();
+                for (WorkRequest request : inFlight) {
+                    RdmaException e = assertThrows(RdmaException.class, () -> request.await(STEP),
+                        () -> "a waiter of " + request + " after the removal");
+                    assertRemoved(e);
+                    errors.add(e.function());
+                }
+                long waitersEnded = System.nanoTime();
+                release.countDown(); // the listener's held delivery: its connection is being released too
+                assertEquals(ChannelSet.State.DEVICE_REMOVED, set.state());
+                assertFalse(set.isHealthy(), "a set whose device was removed is not lent again");
+                assertRemoved(assertThrows(RdmaException.class, () -> out.send(new byte[] {1}), "a later send"));
+                assertRemoved(assertThrows(RdmaException.class, out::receive, "a later receive"));
+                assertRemoved(assertThrows(RdmaException.class, () -> handle.connect(listener, MESSAGE_TIMEOUT),
+                    "a later connect"));
+                assertFalse(out.isConnected());
+                // CM events are acked as they are read (a CQ's events are acked in batches, not counted here)
+                await("every CM event read is acked", Loopback.TIMEOUT, () -> stack.engine.registrations().stream()
+                    .filter(r -> r.name().startsWith("cm-events")).allMatch(r -> r.eventsAcked() == r.eventsRead()));
+                assertTrue(stack.engine.registrations().stream().anyMatch(r -> r.name().startsWith("cm-events")),
+                    "the set's CM events are still read: " + stack.engine.registrations());
+                assertTrue(removal.isAlive(), "rdma link delete " + OUT_DEVICE + " finished while the handle held "
+                    + "the set's queue pair, CQ and PD");
+
+                long closing = System.nanoTime();
+                handle.close();
+                if (!removal.waitFor(STEP.toSeconds(), TimeUnit.SECONDS)) {
+                    fail("rdma link delete " + OUT_DEVICE + " did not finish within " + STEP + " of closing the "
+                        + "handle: open contexts " + stack.devices.openDevices() + ", pool " + pooled.counters()
+                        + ", listener " + echo.state() + " with " + echo.connectionCount() + " connections");
+                }
+                assertEquals(0, removal.exitValue(), "rdma link delete " + OUT_DEVICE);
+                long removed = System.nanoTime();
+                Pool.Counters gone = pooled.counters();
+                assertEquals(0, gone.idle(), "the set is not kept: " + gone);
+                assertEquals(0, gone.borrowed());
+                assertEquals(1, gone.destroyed(), "the set was destroyed when its handle closed: " + gone);
+                assertEquals(1, gone.invalid(), gone.toString());
+                assertFalse(stack.devices.openDevices().contains(old), "the registry closed the removed device");
+
+                Ip.rdma("link", "add", OUT_DEVICE, "type", "rxe", "netdev", OUT_NETDEV);
+                long added = System.nanoTime();
+                await("listening again", STEP, () -> echo.state() == Activation.State.LISTENING);
+                Device successor;
+                try (RdmaConnection again = pooled.getConnection()) {
+                    ChannelSet fresh = ((ConnectionHandle) again).channelSet();
+                    assertEquals(ChannelSet.State.OPEN, fresh.state());
+                    successor = fresh.context().device();
+                    echoOnce(again, listener, "after the re-add");
+                }
+                long served = System.nanoTime();
+                assertEquals(old.name(), successor.name());
+                assertNotEquals(old.index(), successor.index(), "the next borrow opened a set on the new device");
+
+                await("every accepted connection destroyed", Loopback.TIMEOUT, () -> echo.connectionCount() == 0);
+                Baseline after = Baseline.awaitBack(before);
+                System.out.printf("DeviceResetDeviceTest (outbound): MALLOC_PERTURB_=%s; %s removed with %d work "
+                        + "requests in flight on a pooled handle: all ended with 'device removed' (%s) %d ms after "
+                        + "rdma link delete started; the removal finished %d ms after the handle closed; pool %s; "
+                        + "echoing again on %s %d ms after the re-add%n  before %s%n  after  %s%n",
+                    System.getenv("MALLOC_PERTURB_"), old, inFlight.size(), errors, millis(waitersEnded - removing),
+                    millis(removed - closing), pooled.counters(), successor, millis(served - added), before, after);
+                assertEquals(1 + 1, pooled.counters().opened(), "one set on each device");
+                assertTrue(after.isBackTo(before), "fds, threads, direct memory and rdma res after the outbound set's "
+                    + "device was removed and added again: before " + before + ", after " + after);
+            } finally {
+                release.countDown();
+            }
+            echo.close();
+        }
+    }
+
+    /** A dummy interface {@code netdev} with {@code address}/24, up, and Soft-RoCE device {@code device} on it. */
+    private static void addSoftRoce(String netdev, String address, String device)
+        throws java.io.IOException, InterruptedException {
+        Ip.run("link", "add", netdev, "type", "dummy");
+        Ip.run("addr", "add", address + "/24", "dev", netdev);
+        Ip.run("link", "set", netdev, "up");
+        Ip.rdma("link", "add", device, "type", "rxe", "netdev", netdev);
+    }
+
+    private static void assertRemoved(RdmaException e) {
+        assertTrue(e.getMessage().contains("device removed: " + OUT_DEVICE + " "), e.getMessage());
+        assertEquals("ENODEV", e.errnoName(), e.getMessage());
+    }
+
+    private static void echoOnce(RdmaConnection connection, InetSocketAddress listener, String text)
+        throws InterruptedException {
+        RdmaEndpoint endpoint = connection.connect(listener, MESSAGE_TIMEOUT);
+        byte[] message = text.getBytes(StandardCharsets.US_ASCII);
+        WorkRequest reply = endpoint.receive();
+        WorkCompletion sent = endpoint.send(message).await(MESSAGE_TIMEOUT);
+        assertTrue(sent != null && sent.isSuccess(), "send of " + text + ": " + sent);
+        WorkCompletion received = reply.await(MESSAGE_TIMEOUT);
+        assertTrue(received != null && received.isSuccess(), "echo of " + text + ": " + received);
+        assertEquals(text, new String(reply.data(), StandardCharsets.US_ASCII));
     }
 
     /** The one context the registry has open on {@link #DEVICE}. */
