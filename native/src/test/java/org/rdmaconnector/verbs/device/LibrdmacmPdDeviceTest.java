@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +18,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.verbs.CmId;
@@ -21,6 +28,7 @@ import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.PortSpace;
 import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.jna.RdmaCma;
 
 /**
@@ -102,6 +110,43 @@ class LibrdmacmPdDeviceTest {
         Baseline after = Baseline.awaitBack(before);
         System.out.println("LibrdmacmPdDeviceTest: failed connects " + failures + "; before " + before
             + ", after " + after);
+        assertEquals(pd(before.rdmaResources()), pd(after.rdmaResources()), "protection domains");
+        assertTrue(after.isBackTo(before), "before " + before + ", after " + after);
+    }
+
+    /**
+     * The connector as a whole, as the two-host tests end it: an echoing listener and a channel set of one runtime,
+     * a connection echoed and closed, one refused, then the set, the listener and the runtime closed. rdma res is back
+     * at the exact baseline (before the anchor ids, the shared device context given back after the last id left
+     * pd one above it).
+     */
+    @Test
+    void aRuntimeClosedAfterItsConnectionsLeavesNoProtectionDomain() throws Exception {
+        Baseline before = Baseline.afterWarmUp();
+        String refused;
+        try (ConnectorStack stack = new ConnectorStack()) {
+            int port = Loopback.nextPort();
+            Activation echo = stack.hub.activate(ListenerSettings.of(Loopback.ADDRESS, port, null, "accept", null, 4,
+                256, 2), Recorder.echo());
+            TestProbes.await("listening", Loopback.TIMEOUT, () -> echo.state() == Activation.State.LISTENING);
+            try (ChannelSet set = ChannelSet.open(ChannelSettings.DEFAULTS, stack.devices, stack.engine)) {
+                try (RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port),
+                    Loopback.TIMEOUT)) {
+                    WorkRequest reply = endpoint.receive();
+                    byte[] message = "librdmacm's pd".getBytes(StandardCharsets.UTF_8);
+                    assertNotNull(endpoint.send(message).await(Loopback.TIMEOUT), "sent");
+                    assertNotNull(reply.await(Loopback.TIMEOUT), "echoed");
+                    assertArrayEquals(message, reply.data());
+                }
+                refused = failedConnect(set, new InetSocketAddress(Loopback.ADDRESS, Loopback.nextPort()));
+                TestProbes.await("the listener's connection is gone", Loopback.TIMEOUT,
+                    () -> echo.connectionCount() == 0);
+            }
+            echo.close();
+        }
+        Baseline after = Baseline.awaitBack(before);
+        System.out.println("LibrdmacmPdDeviceTest: a runtime closed after one echo and one refused connect (" + refused
+            + "): before " + before + ", after " + after);
         assertEquals(pd(before.rdmaResources()), pd(after.rdmaResources()), "protection domains");
         assertTrue(after.isBackTo(before), "before " + before + ", after " + after);
     }
