@@ -59,6 +59,10 @@ int main(void)
 	OFF(ibv_port_attr, lid);
 	OFF(ibv_port_attr, link_layer);
 
+	SIZE(ibv_gid_entry);
+	OFF(ibv_gid_entry, gid);
+	OFF(ibv_gid_entry, port_num);
+
 	SIZE(ibv_pd);
 	OFF(ibv_pd, context);
 

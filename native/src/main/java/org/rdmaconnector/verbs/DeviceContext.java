@@ -64,7 +64,7 @@ public final class DeviceContext extends NativeResource {
                 present.append(present.length() == 0 ? "" : ", ").append(name);
             }
             if (found < 0) {
-                RdmaCma.rdma_free_devices(list);
+                DeviceList.giveBack(list);
                 throw RdmaException.explained("rdma_get_devices", Layout.ENODEV,
                     "no device named '" + deviceName + "'; present: [" + present + "]");
             }
@@ -80,7 +80,7 @@ public final class DeviceContext extends NativeResource {
         long context = Mem.getLong(list + 8L * keep);
         long reference = Native.malloc(16);
         if (reference == 0) {
-            RdmaCma.rdma_free_devices(list);
+            DeviceList.giveBack(list);
             throw new OutOfMemoryError("malloc of 16 bytes for the device list of " + nameOf(context) + " failed");
         }
         Mem.putLong(reference, context);
@@ -88,11 +88,11 @@ public final class DeviceContext extends NativeResource {
         for (int i = keep; i < n; i++) { // the others, NULL-terminated, without the kept one
             Mem.putLong(list + 8L * i, Mem.getLong(list + 8L * (i + 1)));
         }
-        RdmaCma.rdma_free_devices(list);
+        DeviceList.giveBack(list);
         try {
             return new DeviceContext(context, false, reference);
         } catch (RuntimeException | Error e) {
-            RdmaCma.rdma_free_devices(reference);
+            DeviceList.giveBack(reference);
             throw e;
         }
     }
@@ -354,14 +354,12 @@ public final class DeviceContext extends NativeResource {
             }
             return;
         }
-        RdmaCma.rdma_free_devices(reference);
         // librdmacm learns that a device is gone only when it lists the devices again; until then it keeps its
-        // context of a removed one open, and the kernel cannot finish the removal. Listing now lets it close that
-        // context as soon as nothing refers to it any more.
-        long list = RdmaCma.rdma_get_devices(0);
-        if (list != 0) {
-            RdmaCma.rdma_free_devices(list);
-        }
+        // context of a removed one open, and the kernel cannot finish the removal. Listing now, while this view
+        // still holds the device, marks a removed one dead, so giving the reference back closes that context as soon
+        // as nothing refers to it any more. Both lists go back under anchor ids (DeviceList: librdmacm's protection
+        // domain is freed only when an id's reference is the last one).
+        DeviceList.giveBack(RdmaCma.rdma_get_devices(0), reference);
     }
 
     @Override

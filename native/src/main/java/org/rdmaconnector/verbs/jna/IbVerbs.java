@@ -61,6 +61,11 @@ public final class IbVerbs {
     // the exported symbol fills the compat prefix of struct ibv_port_attr; the caller zeroes the rest
     public static native int ibv_query_port(long context, byte portNum, long portAttr);
 
+    // ssize_t _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries, size_t max_entries,
+    //     uint32_t flags, size_t entry_size): the valid GIDs of every port; the count, or a negative errno
+    public static native long _ibv_query_gid_table(long context, long entries, long maxEntries, int flags,
+        long entrySize);
+
     public static native long ibv_alloc_pd(long context);
 
     public static native int ibv_dealloc_pd(long pd);

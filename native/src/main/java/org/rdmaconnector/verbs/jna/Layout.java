@@ -80,6 +80,9 @@ public final class Layout {
     public static final int IBV_PORT_ATTR_MAX_MSG_SZ = def("ibv_port_attr.max_msg_sz", 20);
     public static final int IBV_PORT_ATTR_LID = def("ibv_port_attr.lid", 34);
     public static final int IBV_PORT_ATTR_LINK_LAYER = def("ibv_port_attr.link_layer", 46);
+    public static final int SIZEOF_IBV_GID_ENTRY = def("sizeof.ibv_gid_entry", 32);
+    public static final int IBV_GID_ENTRY_GID = def("ibv_gid_entry.gid", 0);
+    public static final int IBV_GID_ENTRY_PORT_NUM = def("ibv_gid_entry.port_num", 20);
     public static final int SIZEOF_IBV_PD = def("sizeof.ibv_pd", 16);
     public static final int IBV_PD_CONTEXT = def("ibv_pd.context", 0);
     public static final int SIZEOF_IBV_MR = def("sizeof.ibv_mr", 48);

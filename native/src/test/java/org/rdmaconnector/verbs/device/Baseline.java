@@ -38,17 +38,6 @@ record Baseline(long fds, int threads, long directBytes, Map<String, Integer> rd
     }
 
     /**
-     * This reading without librdmacm's own per-device protection domain when that is the one more than
-     * {@code before} has: after connections with a peer on another host ended, librdmacm still holds a reference on
-     * the device (RELIABILITY.md, open finding 2). Any other protection domain still counts.
-     */
-    Baseline withoutLibrdmacmPd(Baseline before) {
-        Map<String, Integer> objects = new java.util.LinkedHashMap<>(rdmaResources);
-        objects.computeIfPresent("pd", (k, pd) -> pd == before.rdmaResources.get("pd") + 1 ? pd - 1 : pd);
-        return new Baseline(fds, threads, directBytes, objects);
-    }
-
-    /**
      * This baseline without its direct-memory bound, for a process whose own socket and file I/O grows the JDK's
      * per-thread direct buffer caches after the baseline (the two-host {@code PeerAgent}).
      */
