@@ -52,14 +52,19 @@ public final class WildFlyPeer {
                  ChannelSet set = ChannelSet.open(ChannelSettings.DEFAULTS, runtime.devices(), runtime.engine())) {
                 for (int c = 0; c < connections; c++) {
                     long start = System.nanoTime();
-                    try (RdmaEndpoint endpoint = PeerAgent.connect(set, listener, Duration.ofSeconds(30))) {
-                        EchoStream.Figures figures = new EchoStream(endpoint, seed + c, MAX_SIZE,
-                            Duration.ofSeconds(60)).run(messages);
+                    RdmaEndpoint endpoint = PeerAgent.connect(set, listener, Duration.ofSeconds(30));
+                    long connected = System.nanoTime();
+                    EchoStream.Figures figures;
+                    try {
+                        figures = new EchoStream(endpoint, seed + c, MAX_SIZE, Duration.ofSeconds(60)).run(messages);
                         sent.add(sentLine(seed + c, messages) + " from " + endpoint.localAddress());
-                        System.out.println("WildFlyPeer: connection " + c + " to " + listener + ": " + figures
-                            + ", every echo intact and in its place; " + (System.nanoTime() - start) / 1_000_000
-                            + " ms with connect and close");
+                    } finally {
+                        endpoint.close();
                     }
+                    System.out.println("WildFlyPeer: connection " + c + " to " + listener + ": connected in "
+                        + (connected - start) / 1_000_000 + " ms; " + figures + ", every echo intact and in its "
+                        + "place; closed " + (System.nanoTime() - connected - figures.nanos()) / 1_000_000
+                        + " ms after the last echo");
                 }
             }
             Files.write(out, sent, StandardCharsets.UTF_8);
