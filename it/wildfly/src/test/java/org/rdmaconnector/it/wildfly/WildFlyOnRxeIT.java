@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 class WildFlyOnRxeIT {
     static final int K = 64;
     static final int CONNECTIONS = 2;
-    static final int MESSAGES = 200;
+    static final int MESSAGES = 100;
     static final int TOOL_RUNS = 2;
     static final long SEED = 20261202L;
     private static final String LISTENER = "10.0.0.1";
