@@ -9,8 +9,8 @@ import org.rdmaconnector.connector.MessageCompletion;
 
 /**
  * Records the messages received on the connections of the listener on 10.0.0.1:7471 and echoes each one back on its
- * connection (so rdma-core's {@code rdma_client} and echo-checking clients get their answers); records send
- * completions.
+ * connection (so rdma-core's {@code rdma_client} and echo-checking clients get their answers); records the echoes'
+ * completions and every failure.
  */
 @MessageDriven(messageListenerInterface = CompletionListener.class, activationConfig = {
     @ActivationConfigProperty(propertyName = "address", propertyValue = "10.0.0.1"),
@@ -25,17 +25,20 @@ public class Completions implements CompletionListener {
     @Override
     public void onCompletion(MessageCompletion completion) {
         InboundConnection connection = completion.connection();
-        if (!completion.isReceive()) {
-            recorder.sent(connection);
-            return;
-        }
-        byte[] data = completion.data();
-        recorder.received(connection, completion.sequence(), data);
-        try {
-            connection.send(data);
-        } catch (RuntimeException e) {
-            // not thrown on: a redelivery would record the message twice
-            recorder.echoFailed(connection, e.toString());
+        if (!completion.isSuccess()) {
+            recorder.failed(connection, (completion.isReceive() ? "receive: " : "echo: ")
+                + completion.workCompletion().statusText());
+        } else if (!completion.isReceive()) {
+            recorder.echoed(connection);
+        } else {
+            byte[] data = completion.data();
+            recorder.received(connection, completion.sequence(), data);
+            try {
+                connection.send(data);
+            } catch (RuntimeException e) {
+                // not thrown on: a redelivery would record the message twice
+                recorder.failed(connection, "echo: " + e);
+            }
         }
     }
 }

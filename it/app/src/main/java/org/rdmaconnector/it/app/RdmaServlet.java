@@ -105,13 +105,13 @@ public class RdmaServlet extends HttpServlet {
 
     /**
      * What the MDBs saw of the connections from {@code host}: waits (up to {@code wait} seconds) until
-     * {@code connections} of them have been DISCONNECTED, then one line per connection ({@link Recorder.Seen#line})
-     * and {@code peer-connections N}.
+     * {@code connections} of them are {@linkplain Recorder.Seen#settled settled}, then one line per connection
+     * ({@link Recorder.Seen#line}) and {@code peer-connections N}.
      */
     private void peers(String host, int connections, int wait, List<String> lines) throws Exception {
         InetAddress peer = InetAddress.getByName(host);
         List<Recorder.Seen> seen = recorder.await(s -> s.peer().getAddress().equals(peer),
-            l -> l.stream().filter(Recorder.Seen::disconnected).count() >= connections, Duration.ofSeconds(wait));
+            l -> l.stream().filter(Recorder.Seen::settled).count() >= connections, Duration.ofSeconds(wait));
         seen.forEach(s -> lines.add(s.line()));
         lines.add("peer-connections " + seen.size());
     }

@@ -26,8 +26,8 @@ public class Recorder {
         private final List<String> cmEvents = new ArrayList<>();
         private final List<Long> sequences = new ArrayList<>();
         private final List<byte[]> messages = new ArrayList<>();
-        private final List<String> echoFailures = new ArrayList<>();
-        private int sendCompletions;
+        private final List<String> failures = new ArrayList<>();
+        private int echoes;
 
         Seen(long number, InetSocketAddress peer) {
             this.number = number;
@@ -39,8 +39,8 @@ public class Recorder {
             c.cmEvents.addAll(cmEvents);
             c.sequences.addAll(sequences);
             c.messages.addAll(messages);
-            c.echoFailures.addAll(echoFailures);
-            c.sendCompletions = sendCompletions;
+            c.failures.addAll(failures);
+            c.echoes = echoes;
             return c;
         }
 
@@ -68,6 +68,14 @@ public class Recorder {
             return cmEvents.contains("DISCONNECTED");
         }
 
+        /**
+         * Disconnected, and every receive's echo has completed or failed: completions and CM events are delivered
+         * in order each, not with each other, so an echo's completion may come after the DISCONNECTED.
+         */
+        public boolean settled() {
+            return disconnected() && echoes + failures.size() >= messages.size();
+        }
+
         /** Whether the k-th receive carried the listener's sequence number k (1, 2, ...). */
         public boolean inSequence() {
             for (int i = 0; i < sequences.size(); i++) {
@@ -78,7 +86,10 @@ public class Recorder {
             return true;
         }
 
-        /** One line: {@code connection N from HOST events ... received R bytes B crc32 X in-sequence S ...}. */
+        /**
+         * One line: {@code connection N from HOST events E,... received R bytes B crc32 X in-sequence S echoes N
+         * failures F}.
+         */
         public String line() {
             CRC32 crc = new CRC32();
             long bytes = 0;
@@ -88,9 +99,8 @@ public class Recorder {
             }
             return "connection " + number + " from " + peer.getAddress().getHostAddress() + " events "
                 + String.join(",", cmEvents) + " received " + messages.size() + " bytes " + bytes + " crc32 "
-                + Long.toHexString(crc.getValue()) + " in-sequence " + inSequence() + " echo-completions "
-                + sendCompletions + " echo-failures " + echoFailures.size()
-                + (echoFailures.isEmpty() ? "" : " " + echoFailures);
+                + Long.toHexString(crc.getValue()) + " in-sequence " + inSequence() + " echoes "
+                + echoes + " failures " + failures.size() + (failures.isEmpty() ? "" : " " + failures);
         }
     }
 
@@ -110,13 +120,15 @@ public class Recorder {
         notifyAll();
     }
 
-    public synchronized void echoFailed(InboundConnection connection, String why) {
-        seen(connection).echoFailures.add(why);
+    /** A failed receive or echo of {@code connection}, and why. */
+    public synchronized void failed(InboundConnection connection, String why) {
+        seen(connection).failures.add(why);
         notifyAll();
     }
 
-    public synchronized void sent(InboundConnection connection) {
-        seen(connection).sendCompletions++;
+    /** An echo of {@code connection} completed successfully. */
+    public synchronized void echoed(InboundConnection connection) {
+        seen(connection).echoes++;
         notifyAll();
     }
 
