@@ -6,7 +6,7 @@ import jakarta.ejb.MessageDriven;
 import org.rdmaconnector.connector.CmEventListener;
 import org.rdmaconnector.connector.ConnectionEvent;
 
-/** Records the CM events of the listener on 10.0.0.1:7471. */
+/** Records the CM events of the connections of the listener on 10.0.0.1:7471. */
 @MessageDriven(messageListenerInterface = CmEventListener.class, activationConfig = {
     @ActivationConfigProperty(propertyName = "address", propertyValue = "10.0.0.1"),
     @ActivationConfigProperty(propertyName = "port", propertyValue = "7471"),
@@ -18,6 +18,6 @@ public class CmEvents implements CmEventListener {
 
     @Override
     public void onCmEvent(ConnectionEvent event) {
-        recorder.cmEvent(event.type().name());
+        recorder.cmEvent(event.connection(), event.type().name());
     }
 }

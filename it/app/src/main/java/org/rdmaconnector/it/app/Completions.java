@@ -3,11 +3,15 @@ package org.rdmaconnector.it.app;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.EJB;
 import jakarta.ejb.MessageDriven;
-import java.nio.charset.StandardCharsets;
 import org.rdmaconnector.connector.CompletionListener;
+import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MessageCompletion;
 
-/** Records the messages received on the connections of the listener on 10.0.0.1:7471, and send completions. */
+/**
+ * Records the messages received on the connections of the listener on 10.0.0.1:7471 and echoes each one back on its
+ * connection (so rdma-core's {@code rdma_client} and echo-checking clients get their answers); records the echoes'
+ * completions and every failure.
+ */
 @MessageDriven(messageListenerInterface = CompletionListener.class, activationConfig = {
     @ActivationConfigProperty(propertyName = "address", propertyValue = "10.0.0.1"),
     @ActivationConfigProperty(propertyName = "port", propertyValue = "7471"),
@@ -20,10 +24,21 @@ public class Completions implements CompletionListener {
 
     @Override
     public void onCompletion(MessageCompletion completion) {
-        if (completion.isReceive()) {
-            recorder.received(completion.sequence(), new String(completion.data(), StandardCharsets.UTF_8));
+        InboundConnection connection = completion.connection();
+        if (!completion.isSuccess()) {
+            recorder.failed(connection, (completion.isReceive() ? "receive: " : "echo: ")
+                + completion.workCompletion().statusText());
+        } else if (!completion.isReceive()) {
+            recorder.echoed(connection);
         } else {
-            recorder.sent();
+            byte[] data = completion.data();
+            recorder.received(connection, completion.sequence(), data);
+            try {
+                connection.send(data);
+            } catch (RuntimeException e) {
+                // not thrown on: a redelivery would record the message twice
+                recorder.failed(connection, "echo: " + e);
+            }
         }
     }
 }

@@ -9,6 +9,10 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -19,7 +23,9 @@ import org.rdmaconnector.connector.RdmaConnection;
 
 /**
  * The test's window into the server, one fact per line: {@code GET /rdma/status} (injection, what getConnection
- * answers, the activations' JMX state), {@code GET /rdma/run?k=K} (the end-to-end exchange and what the MDBs saw).
+ * answers, the activations' JMX state), {@code GET /rdma/activations} (their JMX state alone),
+ * {@code GET /rdma/run?k=K} (the end-to-end exchange and what the MDBs saw of it),
+ * {@code GET /rdma/peers?host=H&connections=C&wait=S} (what the MDBs saw of another host's connections).
  */
 @WebServlet("/rdma/*")
 public class RdmaServlet extends HttpServlet {
@@ -37,6 +43,11 @@ public class RdmaServlet extends HttpServlet {
         try {
             if ("/run".equals(request.getPathInfo())) {
                 run(Integer.parseInt(request.getParameter("k")), lines);
+            } else if ("/peers".equals(request.getPathInfo())) {
+                peers(request.getParameter("host"), Integer.parseInt(request.getParameter("connections")),
+                    Integer.parseInt(request.getParameter("wait")), lines);
+            } else if ("/activations".equals(request.getPathInfo())) {
+                activations(lines);
             } else {
                 status(lines);
             }
@@ -56,6 +67,10 @@ public class RdmaServlet extends HttpServlet {
         } catch (ResourceException e) {
             lines.add("connection-error " + e.getErrorCode() + " " + e.getMessage());
         }
+        activations(lines);
+    }
+
+    private void activations(List<String> lines) throws Exception {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         Set<String> activations = new TreeSet<>();
         for (ObjectName name : server.queryNames(new ObjectName("org.rdmaconnector:type=Activation,*"), null)) {
@@ -67,23 +82,37 @@ public class RdmaServlet extends HttpServlet {
     }
 
     private void run(int k, List<String> lines) throws Exception {
-        recorder.clear();
-        lines.addAll(client.send(k));
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < deadline
-            && (recorder.received().size() < k || !recorder.cmEvents().contains("DISCONNECTED"))) {
-            Thread.sleep(20);
+        Client.Sent sent = client.send(k);
+        lines.addAll(sent.report());
+        InetSocketAddress bean = sent.local();
+        List<Recorder.Seen> seen = recorder.await(s -> s.peer().equals(bean),
+            l -> l.size() == 1 && l.get(0).messages().size() >= k && l.get(0).disconnected(), Duration.ofSeconds(60));
+        Recorder.Seen connection = seen.isEmpty() ? null : seen.get(0);
+        List<String> received = new ArrayList<>();
+        if (connection != null) {
+            connection.messages().forEach(m -> received.add(new String(m, StandardCharsets.UTF_8)));
         }
-        List<String> received = recorder.received();
-        List<Long> sequences = recorder.receiveSequences();
-        boolean inOrder = received.size() == k && sequences.size() == k;
+        boolean inOrder = received.size() == k && connection.inSequence();
         for (int i = 0; inOrder && i < k; i++) {
-            inOrder = received.get(i).equals(Client.message(i)) && sequences.get(i) == i + 1;
+            inOrder = received.get(i).equals(Client.message(i));
         }
-        lines.add("cm-events " + String.join(",", recorder.cmEvents()));
+        lines.add("cm-events " + (connection == null ? "-" : String.join(",", connection.cmEvents())));
         lines.add("received " + received.size());
         lines.add("received-in-order " + inOrder);
         lines.add("first " + (received.isEmpty() ? "-" : received.get(0)));
         lines.add("last " + (received.isEmpty() ? "-" : received.get(received.size() - 1)));
+    }
+
+    /**
+     * What the MDBs saw of the connections from {@code host}: waits (up to {@code wait} seconds) until
+     * {@code connections} of them are {@linkplain Recorder.Seen#settled settled}, then one line per connection
+     * ({@link Recorder.Seen#line}) and {@code peer-connections N}.
+     */
+    private void peers(String host, int connections, int wait, List<String> lines) throws Exception {
+        InetAddress peer = InetAddress.getByName(host);
+        List<Recorder.Seen> seen = recorder.await(s -> s.peer().getAddress().equals(peer),
+            l -> l.stream().filter(Recorder.Seen::settled).count() >= connections, Duration.ofSeconds(wait));
+        seen.forEach(s -> lines.add(s.line()));
+        lines.add("peer-connections " + seen.size());
     }
 }
