@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -82,10 +80,8 @@ class PeerDeathDeviceTest {
                 await("mid-stream both ways", () -> listener.connectionCount() == 2 && echo.receives.get() > 300
                     && stream.echoed() > 300);
 
-                Path share = Path.of(System.getenv("RDMA_VM_SHARE"));
                 long killed = System.nanoTime();
-                Files.createFile(share.resolve("kill-peer"));
-                await("the host killed the peer's guest", () -> Files.exists(share.resolve("kill-peer.done")));
+                VmHost.killPeer();
                 System.out.println("PeerDeathDeviceTest: the peer's guest killed after " + echo.receives + " messages in, "
                     + stream.echoed() + " out");
 

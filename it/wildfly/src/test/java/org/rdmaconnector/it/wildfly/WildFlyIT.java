@@ -268,10 +268,17 @@ public class WildFlyIT {
      * returns the last snapshot.
      */
     private static Snapshot settle(ServerProcess server, Snapshot baseline) throws Exception {
-        long deadline = System.nanoTime() + SETTLE.toNanos();
+        long start = System.nanoTime();
+        long deadline = start + SETTLE.toNanos();
+        Snapshot last = null;
         while (true) {
             server.gc();
             Snapshot now = Snapshot.of(server);
+            if (!now.equals(last)) { // how it settles, in the test's output
+                System.out.println("WildFlyIT settling, " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
+                    + " ms: " + now);
+                last = now;
+            }
             if (now.settledAgainst(baseline) || System.nanoTime() - deadline >= 0) {
                 return now;
             }
