@@ -44,7 +44,9 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  *       connections, and close endpoints and handles in random orders;</li>
  *   <li>the peer streams into this host's echoing listener, reconnecting when a fault broke its connection;</li>
  *   <li>every 30-60 s a fault, the kinds in turn: this host's link down for 3 s and up (its cable), netem loss on and
- *       off, this host's listener stopped and started, a slow-endpoint phase, an oversized message.</li>
+ *       off, this host's listener stopped and started, a slow-endpoint phase, an oversized message; after each, new
+ *       connections must work again both ways within a minute (this host's pooled client to the peer's listener,
+ *       rdma-core's {@code rdma_client} on the peer to this host's listener).</li>
  * </ul>
  * Every 10 s, and after a quiet period at the end, invariants are checked: no connector thread blocked or waiting in
  * the connector's code for more than 15 s; no echo wrong (a connection may fail during a fault, never corrupt,
@@ -63,6 +65,8 @@ class SoakDeviceTest {
     private static final int REJECT = 7476;
     private static final int WORKERS = 3;
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
+    /** How long after a fault new connections may take to work again both ways. */
+    private static final Duration RECOVERY = Duration.ofSeconds(60);
 
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
@@ -251,6 +255,44 @@ class SoakDeviceTest {
             }
         }
         count("faults");
+        recovered(peer, pool);
+    }
+
+    /**
+     * After a fault, new connections work again both ways within {@link #RECOVERY}: this host's pooled client echoes
+     * 10 messages with the peer's listener, and rdma-core's {@code rdma_client} on the peer gets its answer from this
+     * host's listener. Attempts are paced while the fault's effects end (a port coming back up, a listener starting).
+     */
+    private void recovered(Peer peer, PooledConnections pool) throws Exception {
+        long start = System.nanoTime();
+        long deadline = start + RECOVERY.toNanos();
+        Exception last = null;
+        while (true) {
+            try (RdmaConnection handle = pool.getConnection()) {
+                RdmaEndpoint endpoint = handle.connect(new InetSocketAddress(Peer.ADDRESS, PEER_ECHO),
+                    Duration.ofSeconds(10));
+                new EchoStream(endpoint, System.nanoTime(), 1024, TIMEOUT).run(10);
+                break;
+            } catch (RdmaException | IllegalStateException | EchoStream.Broken e) {
+                last = e;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                violations.add("no connection to the peer's listener echoed within " + RECOVERY + " after a fault: "
+                    + last);
+                return;
+            }
+            pause(500);
+        }
+        // bounded by the agent's limit on the command
+        String tool = peer.call("sh " + RECOVERY.toSeconds() + " until timeout 10 rdma_client -s " + Peer.SELF
+            + " -p " + ECHO + "; do sleep 0.5; done");
+        if (!tool.contains("exit=0")) {
+            violations.add("rdma_client on the peer got no answer from this host's listener within " + RECOVERY
+                + " after a fault: " + tool);
+            return;
+        }
+        System.out.println("SoakDeviceTest: new connections work both ways "
+            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms after the fault");
     }
 
     /**
