@@ -69,16 +69,19 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     /** Where a set is in its life; see the class comment. */
     public enum State { OPEN, DEVICE_REMOVED, CLOSED }
 
-    /** The set's {@link State} and the removal that ended {@code OPEN}; host-testable without a device. */
+    /**
+     * The set's {@link State} and the removal that ended {@code OPEN}; host-testable without a device. Changes are
+     * made under its lock; reads (on every post) are of the volatile state, which is written after the removal.
+     */
     static final class Lifecycle {
-        private State state = State.OPEN;
-        private DeviceRemoval removal;
+        private volatile State state = State.OPEN;
+        private volatile DeviceRemoval removal;
 
-        synchronized State state() {
+        State state() {
             return state;
         }
 
-        synchronized DeviceRemoval removal() {
+        DeviceRemoval removal() {
             return removal;
         }
 
@@ -87,8 +90,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             if (state != State.OPEN) {
                 return false;
             }
-            state = State.DEVICE_REMOVED;
             removal = seen;
+            state = State.DEVICE_REMOVED;
             return true;
         }
 
@@ -105,17 +108,18 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
          * Throws unless the set may be used for {@code function}: the removal's error once its device is gone, an
          * {@link IllegalStateException} once it is closed.
          */
-        synchronized void ensureUsable(String function) {
-            if (state == State.CLOSED) {
+        void ensureUsable(String function) {
+            State now = state;
+            if (now == State.CLOSED) {
                 throw new IllegalStateException("the RDMA channel set is closed");
             }
-            if (state == State.DEVICE_REMOVED) {
+            if (now == State.DEVICE_REMOVED) {
                 throw removal.error(function);
             }
         }
 
         /** Why the set must not be lent in this state, or null while OPEN. */
-        synchronized String unhealthyReason() {
+        String unhealthyReason() {
             return switch (state) {
                 case OPEN -> null;
                 case DEVICE_REMOVED -> removal.description();

@@ -108,7 +108,7 @@ final class RcConnection {
             throw new IllegalArgumentException("message of " + message.length + " bytes is larger than a send slot ("
                 + slotSize + " bytes); register a buffer and send from it");
         }
-        int slot = take(freeSend, "send", sendSlots);
+        int slot = take(freeSend, WorkRequest.Kind.SEND, sendSlots);
         synchronized (this) {
             if (closed) {
                 throw new IllegalStateException("the connection is closed");
@@ -127,7 +127,7 @@ final class RcConnection {
 
     /** Posts a receive into a free receive slot. */
     WorkRequest receiveStaged() {
-        int slot = take(freeRecv, "receive", recvSlots);
+        int slot = take(freeRecv, WorkRequest.Kind.RECEIVE, recvSlots);
         return post(WorkRequest.Kind.RECEIVE, slot, staging, slot * slotSize, slotSize, false);
     }
 
@@ -136,15 +136,16 @@ final class RcConnection {
         return post(WorkRequest.Kind.RECEIVE, -1, region, offset, length, false);
     }
 
-    private synchronized int take(ArrayDeque<Integer> free, String kind, int total) {
-        refuseIfRemoved(kind.equals("send") ? WorkRequest.Kind.SEND : WorkRequest.Kind.RECEIVE);
+    private synchronized int take(ArrayDeque<Integer> free, WorkRequest.Kind kind, int total) {
+        refuseIfRemoved(kind); // before the slots: a removal leaves its requests' slots taken
         if (closed) {
             throw new IllegalStateException("the connection is closed");
         }
         Integer slot = free.poll();
         if (slot == null) {
-            throw new IllegalStateException("all " + total + " " + kind + " slots are in flight; wait for earlier "
-                + kind + "s to complete");
+            String name = kind == WorkRequest.Kind.SEND ? "send" : "receive";
+            throw new IllegalStateException("all " + total + " " + name + " slots are in flight; wait for earlier "
+                + name + "s to complete");
         }
         return slot;
     }
