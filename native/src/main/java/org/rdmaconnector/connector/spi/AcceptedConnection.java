@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -42,6 +43,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * rxe (6.1): seen holding a connection's slot for the whole drain deadline under churn.
      */
     static final Duration FLUSH_GRACE = Duration.ofSeconds(2);
+    private static final Runnable NOTHING = () -> { };
 
     /** Where the connection stands. */
     enum State {
@@ -122,14 +124,15 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             if (!setUpAndAccept()) {
                 return ConnectRequestDecision.Reason.NO_RESOURCES;
             }
-            deliveries.deliver(event);
+            deliveries.deliver(event, NOTHING);
             return null;
         }
         if (event.isDecisionPending() && !deliveries.hasDecider()) {
             LOG.log(Level.WARNING, "accept policy endpoint-decides on " + listenAddress + ", and no CmEventListener "
-                + "endpoint is active to decide: rejecting " + wire.peerAddress());
+                + "endpoint is active to decide (a paused one does not): rejecting " + wire.peerAddress());
         }
-        deliveries.deliver(event);
+        // the endpoints delivering decide now; a paused one gets the request later, decided
+        deliveries.deliver(event, NOTHING);
         if (event.settle() == InboundEvent.Decision.REJECTED) {
             byte[] data = event.rejectData();
             rejectAndDestroy(data != null ? data : ConnectRequestDecision.Reason.NOT_ACCEPTED.privateData());
@@ -196,18 +199,19 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
                         state = State.ESTABLISHED;
                     }
                 }
-                delivering(() -> deliveries.deliver(event));
+                delivering(event, NOTHING);
             }
             case DISCONNECTED -> {
                 startDisconnect(); // the peer asked (DREQ): the answer (DREP); or our own request completed
-                delivering(() -> deliveries.deliver(event));
-                if (!destroyIfOver()) {
-                    shortenDeadline(FLUSH_GRACE);
-                }
+                delivering(event, () -> {
+                    if (!destroyIfOver()) { // held by a paused endpoint meanwhile: the drain deadline bounds it
+                        shortenDeadline(FLUSH_GRACE);
+                    }
+                });
             }
-            case TIMEWAIT_EXIT -> delivering(() -> deliveries.deliver(event));
+            case TIMEWAIT_EXIT -> delivering(event, NOTHING);
             default -> { // CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL, ...: the connection is over
-                delivering(() -> deliveries.deliver(event));
+                delivering(event, NOTHING);
                 destroy();
             }
         }
@@ -238,31 +242,44 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             LOG.log(Level.WARNING, "connection " + number + " with " + wire.peerAddress() + " failed: "
                 + (receive ? "receive " : "send ") + wc.statusText() + "; disconnecting");
         }
-        if (!(receive && wc.status() == Layout.IBV_WC_WR_FLUSH_ERR)) { // a flushed receive is ours, not a message
-            long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
-            delivering(() -> deliveries.deliver(new InboundCompletion(this, wc, receive, request.data(), sequence)));
-        }
-        if (receive && wc.isSuccess() && isOpen()) {
-            // only now that it is delivered: while an endpoint is slow the peer meets receiver-not-ready (RC flow
-            // control holds it back) instead of our dropping what it sends
-            try {
-                wire.repostReceive();
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "re-posting a receive on connection " + number + " failed", e);
+        Runnable after = () -> {
+            if (receive && wc.isSuccess() && isOpen()) {
+                // only now that it is delivered: while an endpoint is slow (or paused) the peer meets receiver-not-
+                // ready (RC flow control holds it back) instead of our dropping what it sends
+                try {
+                    wire.repostReceive();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.DEBUG, "re-posting a receive on connection " + number + " failed", e);
+                }
             }
+            destroyIfOver();
+        };
+        if (receive && wc.status() == Layout.IBV_WC_WR_FLUSH_ERR) { // a flushed receive is ours, not a message
+            after.run();
+            return;
         }
-        destroyIfOver();
+        long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
+        InboundCompletion completion = new InboundCompletion(this, wc, receive, request.data(), sequence);
+        delivering.incrementAndGet();
+        deliveries.deliver(completion, delivered(after));
     }
 
-    /** Runs a delivery; while it runs (however long the endpoint takes) the connection does not count as idle. */
-    private void delivering(Runnable delivery) {
+    /** Delivers {@code event}; while it is not delivered (running, or held) the connection does not count as idle. */
+    private void delivering(InboundEvent event, Runnable after) {
         delivering.incrementAndGet();
-        try {
-            delivery.run();
-        } finally {
-            delivering.decrementAndGet();
-            lastActivity = clock.getAsLong();
-        }
+        deliveries.deliver(event, delivered(after));
+    }
+
+    /** What runs once a delivery is through (at most once): the connection is no longer idle-exempt for it. */
+    private Runnable delivered(Runnable after) {
+        AtomicBoolean once = new AtomicBoolean();
+        return () -> {
+            if (once.compareAndSet(false, true)) {
+                delivering.decrementAndGet();
+                lastActivity = clock.getAsLong();
+                after.run();
+            }
+        };
     }
 
     // ------------------------------------------------------------------ liveness
@@ -365,7 +382,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             // comes later than the deadline: the endpoints still learn that the connection ended, as timed out
             InboundEvent event = new InboundEvent(CmEventType.DISCONNECTED, -Layout.ETIMEDOUT, null, this,
                 listenAddress, AcceptPolicy.ACCEPT, InboundEvent.Decision.NONE);
-            delivering(() -> deliveries.deliver(event));
+            delivering(event, NOTHING);
         }
         destroy();
     }

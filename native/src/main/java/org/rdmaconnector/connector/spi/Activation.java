@@ -1,8 +1,13 @@
 package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,6 +21,12 @@ import org.rdmaconnector.connector.MessageCompletion;
  * as undeliverable; one to an unavailable endpoint ({@link EndpointUnavailableException}) waits and is tried again
  * until the endpoint is available or the activation closes. {@link #close()} deactivates it and returns when its
  * deliveries in progress have ended (bounded); the listener stops when its last activation closes.
+ *
+ * <p>It is the one home of "paused" ({@link #pauseDelivery()}, DeliveryActive=false): while paused, each event of a
+ * connection is held here in order and its connection is told only when it is delivered, so a held receive is not
+ * posted again and RC flow control (receiver not ready) holds the peer back; nothing is dropped and no thread waits.
+ * {@link #resumeDelivery()} delivers what is held, in order per connection, on the delivery executor; meanwhile
+ * newer events of those connections queue behind it.
  */
 public final class Activation implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Activation.class.getName());
@@ -29,6 +40,11 @@ public final class Activation implements AutoCloseable {
     public enum State {
         /** The listener cannot listen yet (no device, address not on a device); it retries with backoff. */
         WAITING_FOR_DEVICE,
+        /**
+         * The listener gave up listening: its SetupAttempts tries failed ({@link #stateDetail()} says why); nothing
+         * is delivered until {@link #retrySetup()} or a redeploy.
+         */
+        GAVE_UP,
         /**
          * The address and port are taken by another listener (rdma_bind_addr: EADDRINUSE), in this process or
          * another; it retries with backoff, and listens once the other lets go.
@@ -55,16 +71,38 @@ public final class Activation implements AutoCloseable {
     // close() notifies it: deliveries waiting for an unavailable endpoint give up at once
     private final Object closeSignal = new Object();
     private volatile boolean closed;
+    // runs the catch-up of held events after a resume
+    private final Executor catchUp;
+    // guarded by 'held': whether delivery is paused, and the events held per connection, each queue in order
+    private final Map<Object, Held> held = new LinkedHashMap<>();
+    private boolean paused;
+    private int heldCount;
 
-    /** An activation with the settings' DeliveryAttempts. */
-    Activation(ListenerSettings settings, EndpointSink sink, Listener listener) {
-        this(settings, sink, listener, settings.deliveryAttempts());
+    /** The events of one connection held for this activation, in order; caught up by one task at a time. */
+    private static final class Held {
+        final ArrayDeque<Pending> queue = new ArrayDeque<>();
+        boolean catchingUp;
+    }
+
+    /** An event (or completion) to deliver, and what its connection does once it is delivered. */
+    private record Pending(ConnectionEvent event, MessageCompletion completion, Runnable done) {
+        Object what() {
+            return event != null ? event : completion;
+        }
+    }
+
+    /** An activation with the settings' DeliveryAttempts, catching up held events on {@code catchUp}. */
+    Activation(ListenerSettings settings, EndpointSink sink, Listener listener, Executor catchUp) {
+        this(settings, sink, listener, settings.deliveryAttempts(), catchUp);
     }
 
     /**
      * @param deliveryAttempts how many times a delivery that throws is attempted, from 1 to 1000
+     * @param catchUp runs the delivery of held events after {@link #resumeDelivery()} (the delivery executor); when
+     *     it refuses, the resuming thread delivers them
      */
-    Activation(ListenerSettings settings, EndpointSink sink, Listener listener, int deliveryAttempts) {
+    Activation(ListenerSettings settings, EndpointSink sink, Listener listener, int deliveryAttempts,
+               Executor catchUp) {
         if (deliveryAttempts < 1 || deliveryAttempts > MAX_DELIVERY_ATTEMPTS) {
             throw new IllegalArgumentException("deliveryAttempts must be from 1 to " + MAX_DELIVERY_ATTEMPTS
                 + ", was " + deliveryAttempts);
@@ -74,6 +112,8 @@ public final class Activation implements AutoCloseable {
         this.listener = listener;
         this.deliveryAttempts = deliveryAttempts;
         this.permits = new Semaphore(settings.maxConcurrentDeliveries(), true);
+        this.catchUp = catchUp;
+        this.paused = !settings.deliveryActive();
     }
 
     /** The settings it was activated with. */
@@ -142,15 +182,138 @@ public final class Activation implements AutoCloseable {
         return !closed && sink.receivesCompletions();
     }
 
-    void deliver(ConnectionEvent event) {
-        deliver(event, null);
+    /** Delivers {@code event} now, or holds it while paused; {@code done} runs once it is delivered or given up. */
+    void deliver(ConnectionEvent event, Runnable done) {
+        offer(new Pending(event, null, done), event.connection());
     }
 
-    void deliver(MessageCompletion completion) {
-        deliver(null, completion);
+    /** Delivers {@code completion} now, or holds it while paused; {@code done} runs once delivered or given up. */
+    void deliver(MessageCompletion completion, Runnable done) {
+        offer(new Pending(null, completion, done), completion.connection());
     }
 
-    private void deliver(ConnectionEvent event, MessageCompletion completion) {
+    private void offer(Pending pending, Object connection) {
+        Object key = connection == null ? Held.class : connection;
+        synchronized (held) {
+            Held queue = held.get(key);
+            if (!closed && (paused || queue != null)) { // a connection with events held: this one waits behind them
+                if (queue == null) {
+                    queue = new Held();
+                    held.put(key, queue);
+                }
+                queue.queue.add(pending);
+                heldCount++;
+                return;
+            }
+        }
+        deliverNow(pending);
+    }
+
+    private void deliverNow(Pending pending) {
+        try {
+            deliverToEndpoint(pending.event(), pending.completion());
+        } finally {
+            pending.done().run();
+        }
+    }
+
+    /** Whether deliveries go to the endpoint (not paused). */
+    public boolean isDeliveryActive() {
+        synchronized (held) {
+            return !paused;
+        }
+    }
+
+    /** Events and completions held now, to be delivered on resume. */
+    public int held() {
+        synchronized (held) {
+            return heldCount;
+        }
+    }
+
+    /**
+     * Pauses delivery: from now on each event is held, in order per connection, and its connection does not post
+     * the receive again until the event is delivered, so peers are held back by RC flow control; connections stay
+     * open. Deliveries running now finish.
+     *
+     * @return whether it was delivering (false: already paused, or closed)
+     */
+    public boolean pauseDelivery() {
+        synchronized (held) {
+            if (closed || paused) {
+                return false;
+            }
+            paused = true;
+        }
+        LOG.log(Level.INFO, "endpoint " + sink.name() + " on " + settings.address() + ":" + settings.port()
+            + ": delivery paused; events are held and the peers held back until it is resumed");
+        return true;
+    }
+
+    /**
+     * Resumes delivery: what was held is delivered, in order per connection, on the delivery executor (each
+     * connection's newer events after it), then events go straight to the endpoint again.
+     *
+     * @return whether it was paused (false: already delivering, or closed)
+     */
+    public boolean resumeDelivery() {
+        List<Map.Entry<Object, Held>> toCatchUp = new ArrayList<>();
+        int count;
+        synchronized (held) {
+            if (closed || !paused) {
+                return false;
+            }
+            paused = false;
+            count = heldCount;
+            for (Map.Entry<Object, Held> entry : held.entrySet()) {
+                if (!entry.getValue().catchingUp) {
+                    entry.getValue().catchingUp = true;
+                    toCatchUp.add(entry);
+                }
+            }
+        }
+        LOG.log(Level.INFO, "endpoint " + sink.name() + " on " + settings.address() + ":" + settings.port()
+            + ": delivery resumed; " + count + " held events of " + toCatchUp.size() + " connections follow");
+        for (Map.Entry<Object, Held> entry : toCatchUp) {
+            Runnable task = () -> catchUp(entry.getKey(), entry.getValue());
+            try {
+                catchUp.execute(task);
+            } catch (RejectedExecutionException e) {
+                LOG.log(Level.DEBUG, "the delivery executor refused the catch-up of " + sink.name()
+                    + "; delivering on the resuming thread", e);
+                task.run();
+            }
+        }
+        return true;
+    }
+
+    /** Tries to listen again after the listener gave up ({@link State#GAVE_UP}); see {@link Listener#retrySetup()}. */
+    public boolean retrySetup() {
+        return !closed && listener.retrySetup();
+    }
+
+    /** Delivers a connection's held events in order until none is left (then it delivers directly) or paused. */
+    private void catchUp(Object key, Held queue) {
+        while (true) {
+            Pending next;
+            synchronized (held) {
+                if (paused || closed) {
+                    queue.catchingUp = false; // the next resume (or the close) takes it on
+                    return;
+                }
+                next = queue.queue.poll();
+                if (next == null) {
+                    held.remove(key, queue);
+                    return;
+                }
+                heldCount--;
+            }
+            deliverNow(next);
+        }
+    }
+
+    // Holds the calling thread until the event is delivered or given up
+    private void deliverToEndpoint(ConnectionEvent event, MessageCompletion completion) {
         if (closed) {
             return;
         }
@@ -241,14 +404,40 @@ public final class Activation implements AutoCloseable {
         if (closed) {
             return;
         }
-        synchronized (closeSignal) {
+        List<Pending> notDelivered = new ArrayList<>();
+        synchronized (held) {
             closed = true;
+            held.values().forEach(queue -> notDelivered.addAll(queue.queue));
+            held.clear();
+            heldCount = 0;
+        }
+        synchronized (closeSignal) {
             closeSignal.notifyAll();
         }
+        giveUpHeld(notDelivered);
         if (permits.tryAcquire(settings.maxConcurrentDeliveries()) || drain()) {
             permits.release(settings.maxConcurrentDeliveries());
         }
         listener.remove(this);
+    }
+
+    /** Held events of a closed activation: counted and logged as undeliverable, their connections told. */
+    private void giveUpHeld(List<Pending> notDelivered) {
+        if (notDelivered.isEmpty()) {
+            return;
+        }
+        undeliverable.addAndGet(notDelivered.size());
+        LOG.log(Level.WARNING, "endpoint " + sink.name() + " was deactivated with " + notDelivered.size()
+            + " events held (paused): they are not delivered; the first: " + notDelivered.get(0).what());
+        for (Pending pending : notDelivered) {
+            LOG.log(Level.DEBUG, "endpoint " + sink.name() + ": " + pending.what() + " is not delivered (deactivated "
+                + "while held)");
+            try {
+                pending.done().run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "the connection's follow-up of a held event failed", e);
+            }
+        }
     }
 
     private boolean drain() {
@@ -267,6 +456,6 @@ public final class Activation implements AutoCloseable {
     @Override
     public String toString() {
         return "Activation[" + sink.name() + " on " + settings.address() + ":" + settings.port() + ", " + state()
-            + ", " + delivered + " delivered, " + errors + " errors, " + undeliverable + " undeliverable]";
+            + (isDeliveryActive() ? "" : ", paused with " + held() + " held") + ", " + delivered + " delivered, " + errors + " errors, " + undeliverable + " undeliverable]";
     }
 }

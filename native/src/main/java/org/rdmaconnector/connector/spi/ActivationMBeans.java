@@ -2,13 +2,16 @@ package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
 import java.lang.management.ManagementFactory;
+import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
  * Shows activations in JMX as {@code org.rdmaconnector:type=Activation,endpoint="...",listener="address:port"}
- * ({@link ActivationMXBean}), the same for MDBs on the resource adapter and whiteboard services in OSGi.
+ * ({@link ActivationMXBean}), the same for MDBs on the resource adapter and whiteboard services in OSGi. A name is
+ * never shared: a second activation of the same endpoint on the same listener (the same MDB class in two
+ * applications, say) is shown with {@code ,instance=2} added, a third with {@code ,instance=3}, and so on.
  */
 public final class ActivationMBeans {
     private static final System.Logger LOG = System.getLogger(ActivationMBeans.class.getName());
@@ -16,25 +19,37 @@ public final class ActivationMBeans {
     private ActivationMBeans() {
     }
 
-    /** The name an activation is shown under. */
+    /** The name an activation is shown under when it is the first of its endpoint on its listener. */
     public static ObjectName nameOf(Activation activation) throws JMException {
-        return new ObjectName("org.rdmaconnector:type=Activation,endpoint=" + ObjectName.quote(activation.name())
-            + ",listener=" + ObjectName.quote(activation.settings().address() + ":" + activation.settings().port()));
+        return new ObjectName(baseName(activation));
+    }
+
+    private static String baseName(Activation activation) {
+        return "org.rdmaconnector:type=Activation,endpoint=" + ObjectName.quote(activation.name())
+            + ",listener=" + ObjectName.quote(activation.settings().address() + ":" + activation.settings().port());
     }
 
     /**
-     * Registers {@code activation} with the platform MBean server; null (logged) when it cannot, or when an
-     * activation of the same endpoint on the same listener is shown already.
+     * Registers {@code activation} with the platform MBean server under {@link #nameOf}, or with an
+     * {@code instance} key when that name is taken; null (logged) when it cannot.
      */
     public static ObjectName register(Activation activation) {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
-            ObjectName name = nameOf(activation);
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            if (server.isRegistered(name)) {
-                return null;
+            String base = baseName(activation);
+            for (int instance = 1; ; instance++) {
+                ObjectName name = new ObjectName(instance == 1 ? base : base + ",instance=" + instance);
+                try {
+                    server.registerMBean(new View(activation), name);
+                    if (instance > 1) {
+                        LOG.log(Level.INFO, "another activation of " + activation.name() + " on the same listener "
+                            + "is shown in JMX already; this one is " + name);
+                    }
+                    return name;
+                } catch (InstanceAlreadyExistsException taken) {
+                    // the next instance number
+                }
             }
-            server.registerMBean(new View(activation), name);
-            return name;
         } catch (JMException | RuntimeException e) {
             LOG.log(Level.WARNING, "cannot show " + activation + " in JMX", e);
             return null;
@@ -102,6 +117,31 @@ public final class ActivationMBeans {
         @Override
         public java.util.Map<String, Long> getRejections() {
             return activation.rejections();
+        }
+
+        @Override
+        public boolean isDeliveryActive() {
+            return activation.isDeliveryActive();
+        }
+
+        @Override
+        public int getHeld() {
+            return activation.held();
+        }
+
+        @Override
+        public boolean pauseDelivery() {
+            return activation.pauseDelivery();
+        }
+
+        @Override
+        public boolean resumeDelivery() {
+            return activation.resumeDelivery();
+        }
+
+        @Override
+        public boolean retrySetup() {
+            return activation.retrySetup();
         }
     }
 }

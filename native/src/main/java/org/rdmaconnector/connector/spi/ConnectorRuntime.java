@@ -193,5 +193,33 @@ public final class ConnectorRuntime implements AutoCloseable {
         public long getErrors() {
             return engine.registrations().stream().mapToLong(Registration::errors).sum();
         }
+
+        @Override
+        public String getLoopState() {
+            return engine.loopState().name();
+        }
+
+        @Override
+        public String getLoopFailure() {
+            Throwable failure = engine.loopFailure();
+            return failure == null ? null : failure.toString();
+        }
+
+        @Override
+        public java.util.List<String> getRegistrationDetails() {
+            return engine.registrations().stream().map(r -> r.name() + ": " + r.eventsRead() + " read, "
+                + r.eventsDelivered() + " delivered, " + r.inFlight() + " in flight" + (r.isPaused() ? ", paused"
+                : "") + (r.isActive() ? "" : ", not read")).toList();
+        }
+
+        @Override
+        public long getEventsRead() {
+            return engine.registrations().stream().mapToLong(Registration::eventsRead).sum();
+        }
+
+        @Override
+        public long getEventsDelivered() {
+            return engine.registrations().stream().mapToLong(Registration::eventsDelivered).sum();
+        }
     }
 }

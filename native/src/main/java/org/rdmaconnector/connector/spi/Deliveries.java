@@ -3,14 +3,20 @@ package org.rdmaconnector.connector.spi;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 
-/** Where a listener's connections hand their CM events and completions: the activations on the listener. */
+/**
+ * Where a listener's connections hand their CM events and completions: the activations on the listener. An
+ * activation that is paused holds what it is given; {@code done} tells the connection when every endpoint has it.
+ */
 interface Deliveries {
-    /** Delivers {@code event} to every endpoint that receives CM events; returns when they have returned. */
-    void deliver(ConnectionEvent event);
+    /**
+     * Delivers {@code event} to every endpoint that receives CM events; {@code done} runs once each has returned
+     * from it (before this returns, unless an endpoint is paused and holds it: then on resume or deactivation).
+     */
+    void deliver(ConnectionEvent event, Runnable done);
 
-    /** Delivers {@code completion} to every endpoint that receives completions; returns when they have returned. */
-    void deliver(MessageCompletion completion);
+    /** Delivers {@code completion} to every endpoint that receives completions; {@code done} as for events. */
+    void deliver(MessageCompletion completion, Runnable done);
 
-    /** Whether an endpoint is there to decide a pending CONNECT_REQUEST. */
+    /** Whether an endpoint is there, and delivering (not paused), to decide a pending CONNECT_REQUEST. */
     boolean hasDecider();
 }

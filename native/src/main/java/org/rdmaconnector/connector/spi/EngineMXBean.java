@@ -1,8 +1,8 @@
 package org.rdmaconnector.connector.spi;
 
 /**
- * A connector runtime's event engine as JMX shows it ({@code org.rdmaconnector:type=Engine,name=...}): its
- * registrations and the counters that say whether its loop keeps up.
+ * A connector runtime's event engine as JMX shows it ({@code org.rdmaconnector:type=Engine,name=...}): its loop's
+ * state, its registrations and the counters that say whether its loop keeps up.
  */
 public interface EngineMXBean {
     /** Channels the engine reads now (CM event channels, completion channels, device async fds). */
@@ -22,4 +22,19 @@ public interface EngineMXBean {
 
     /** Errors of handlers and sources so far. */
     long getErrors();
+
+    /** STARTING, RUNNING, FAILED (the loop ended on an error: see {@link #getLoopFailure()}) or CLOSED. */
+    String getLoopState();
+
+    /** Why the loop ended on its own, or null. */
+    String getLoopFailure();
+
+    /** Each registration: its name, events read, delivered, in flight, and whether it is paused. */
+    java.util.List<String> getRegistrationDetails();
+
+    /** Events read so far by the registrations open now. */
+    long getEventsRead();
+
+    /** Events delivered so far by the registrations open now. */
+    long getEventsDelivered();
 }

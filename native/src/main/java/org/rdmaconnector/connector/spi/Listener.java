@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.rdmaconnector.connector.ConnectionEvent;
@@ -33,8 +34,6 @@ import org.rdmaconnector.verbs.jna.Layout;
 final class Listener implements Deliveries {
     private static final System.Logger LOG = System.getLogger(Listener.class.getName());
     private static final int MAX_IN_FLIGHT = 256;
-    private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-    private static final Duration LAST_RETRY = Duration.ofSeconds(30);
     private static final Duration STOP_WAIT = Duration.ofSeconds(3);
     // how long a device's queue set outlives its last connection (a steady stream of connections keeps it)
     private static final Duration IDLE_RELEASE = Duration.ofSeconds(2);
@@ -55,7 +54,8 @@ final class Listener implements Deliveries {
     private String detail = "starting";
     private boolean starting;
     private boolean stopped;
-    private Duration nextRetry = FIRST_RETRY;
+    // failed tries to listen since it last listened (SetupRetry counts them)
+    private int failures;
     private Runnable cancelRetry;
     private EventChannel events;
     private CmId listenId;
@@ -173,6 +173,9 @@ final class Listener implements Deliveries {
             if (stopped || starting || state == Activation.State.LISTENING || cancelRetry != null) {
                 return;
             }
+            if (state == Activation.State.GAVE_UP) {
+                failures = 0; // a new activation on a listener that gave up: a fresh count of tries
+            }
             starting = true;
         }
         tryStart();
@@ -201,7 +204,7 @@ final class Listener implements Deliveries {
                 state = Activation.State.LISTENING;
                 detail = "listening on " + id.localAddress() + (id.deviceName() == null ? ""
                     : " (device " + id.deviceName() + ")");
-                nextRetry = FIRST_RETRY;
+                failures = 0;
             }
             LOG.log(Level.INFO, "RDMA listener " + detail + " for " + names());
         } catch (RuntimeException | LinkageError e) { // LinkageError: rdma-core is not installed
@@ -213,25 +216,58 @@ final class Listener implements Deliveries {
     }
 
     private void waitAndRetry(Throwable cause) {
-        Duration delay;
+        SetupRetry retry = settings.setupRetry();
         synchronized (this) {
             starting = false;
             if (stopped) {
                 return;
             }
-            delay = nextRetry;
-            nextRetry = nextRetry.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : nextRetry.multipliedBy(2);
+            failures++;
+            Duration delay = retry.pauseAfter(failures);
             String reason = String.valueOf(cause.getMessage());
-            boolean changed = !detail.startsWith("waiting: " + reason);
             boolean inUse = cause instanceof RdmaException e && e.errno() == Layout.EADDRINUSE;
+            String where = "RDMA listener on " + settings.address() + ":" + settings.port() + " for " + names();
+            if (delay == null) {
+                state = Activation.State.GAVE_UP;
+                detail = "gave up after " + failures + " tries (SetupAttempts " + retry.attempts() + "): " + reason
+                    + "; retrySetup() in JMX, or redeploy, to try again";
+                LOG.log(Level.ERROR, where + " gave up listening after " + failures + " tries (SetupAttempts "
+                    + retry.attempts() + "): " + reason + "; it delivers nothing until it is retried (JMX "
+                    + "retrySetup) or redeployed");
+                return;
+            }
+            boolean changed = !detail.startsWith("waiting: " + reason);
             state = inUse ? Activation.State.ADDRESS_IN_USE : Activation.State.WAITING_FOR_DEVICE;
-            detail = "waiting: " + reason + "; next try in " + delay.toSeconds() + " s";
-            LOG.log(changed ? Level.WARNING : Level.DEBUG, "RDMA listener on " + settings.address() + ":"
-                + settings.port() + " for " + names() + (inUse ? " cannot listen: another listener holds the address "
-                + "and port: " : " is waiting for its device: ") + reason + "; retrying every few seconds (up to "
-                + LAST_RETRY.toSeconds() + " s)");
+            detail = "waiting: " + reason + "; next try in " + (delay.toMillis() % 1000 == 0
+                ? delay.toSeconds() + " s" : delay.toMillis() + " ms") + (retry.attempts() == 0 ? ""
+                : " (" + failures + " of " + retry.attempts() + " tries failed)");
+            LOG.log(changed ? Level.WARNING : Level.DEBUG, where + (inUse ? " cannot listen: another listener holds "
+                + "the address and port: " : " is waiting for its device: ") + reason + "; retrying ("
+                + retry.describe() + "; try " + failures + " failed)");
             cancelRetry = scheduler.schedule(this::retry, delay);
         }
+    }
+
+    /**
+     * Tries to listen again at once after the listener gave up ({@link Activation.State#GAVE_UP}), with a fresh
+     * count of tries; does nothing in any other state.
+     *
+     * @return whether a new try was started
+     */
+    boolean retrySetup() {
+        synchronized (this) {
+            if (stopped || state != Activation.State.GAVE_UP || starting) {
+                return false;
+            }
+            failures = 0;
+            starting = true;
+            state = Activation.State.WAITING_FOR_DEVICE;
+            detail = "retrying (asked through retrySetup)";
+        }
+        LOG.log(Level.INFO, "RDMA listener on " + settings.address() + ":" + settings.port() + " for " + names()
+            + ": trying to listen again, as asked");
+        tryStart();
+        return true;
     }
 
     private void retry() {
@@ -408,25 +444,51 @@ final class Listener implements Deliveries {
     // ------------------------------------------------------------------ Deliveries
 
     @Override
-    public void deliver(ConnectionEvent event) {
+    public void deliver(ConnectionEvent event, Runnable done) {
+        Countdown countdown = new Countdown(done);
         for (Activation activation : activations) {
             if (activation.receivesCmEvents()) {
-                activation.deliver(event);
+                countdown.add();
+                activation.deliver(event, countdown::down);
             }
         }
+        countdown.down();
     }
 
     @Override
-    public void deliver(MessageCompletion completion) {
+    public void deliver(MessageCompletion completion, Runnable done) {
+        Countdown countdown = new Countdown(done);
         for (Activation activation : activations) {
             if (activation.receivesCompletions()) {
-                activation.deliver(completion);
+                countdown.add();
+                activation.deliver(completion, countdown::down);
             }
         }
+        countdown.down();
     }
 
     @Override
     public boolean hasDecider() {
-        return activations.stream().anyMatch(Activation::receivesCmEvents);
+        return activations.stream().anyMatch(a -> a.receivesCmEvents() && a.isDeliveryActive());
+    }
+
+    /** Runs its task when every activation that was given an event is through with it (one count for the giver). */
+    private static final class Countdown {
+        private final AtomicInteger left = new AtomicInteger(1);
+        private final Runnable done;
+
+        Countdown(Runnable done) {
+            this.done = done;
+        }
+
+        void add() {
+            left.incrementAndGet();
+        }
+
+        void down() {
+            if (left.decrementAndGet() == 0) {
+                done.run();
+            }
+        }
     }
 }

@@ -60,7 +60,7 @@ public final class ListenerHub implements AutoCloseable {
                 listener = new Listener(settings, devices, engine, scheduler, this::forget);
                 listeners.put(key, listener);
             }
-            activation = new Activation(settings, sink, listener);
+            activation = new Activation(settings, sink, listener, engine.deliveryExecutor());
             listener.add(activation);
         }
         listener.startIfIdle();

@@ -30,11 +30,15 @@ import org.rdmaconnector.connector.AcceptPolicy;
  * @param ackTimeout the accepted queue pairs' local ACK timeout, 4.096 us x 2^ackTimeout, after which a packet
  *     the peer did not acknowledge is sent again (rdma_set_option(3) RDMA_OPTION_ID_ACK_TIMEOUT); 0 leaves the
  *     RDMA CM's choice (on RoCE about half a second), which makes every lost packet cost that long
+ * @param setupRetry how the listener retries listening while it cannot, and for how long
+ * @param deliveryActive whether the activation delivers from the start; false starts it paused
+ *     ({@link Activation#resume()} starts delivery), its connections accepted and held back by RC flow control
  */
 public record ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy,
                                List<Cidr> allowedPeers, int receiveBufferCount, int receiveBufferSize,
                                int maxConcurrentDeliveries, int maxConnections, int maxConnectionsPerPeer,
-                               int idleTimeoutSeconds, int deliveryAttempts, int ackTimeout) {
+                               int idleTimeoutSeconds, int deliveryAttempts, int ackTimeout,
+                               SetupRetry setupRetry, boolean deliveryActive) {
     /** Default Backlog. */
     public static final int DEFAULT_BACKLOG = 16;
     /** Default AcceptPolicy. */
@@ -55,10 +59,29 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     public static final int DEFAULT_DELIVERY_ATTEMPTS = 3;
     /** Default AckTimeout: 0, the RDMA CM's own. */
     public static final int DEFAULT_ACK_TIMEOUT = 0;
+    /** Default SetupIntervalMillis: the first pause between tries to listen. */
+    public static final int DEFAULT_SETUP_INTERVAL_MILLIS = 1000;
+    /** Default SetupMaxIntervalMillis: the longest pause between tries to listen. */
+    public static final int DEFAULT_SETUP_MAX_INTERVAL_MILLIS = 30_000;
+    /** Default SetupAttempts: 0, try for ever. */
+    public static final int DEFAULT_SETUP_ATTEMPTS = 0;
+    /** Default DeliveryActive: deliver from the start. */
+    public static final boolean DEFAULT_DELIVERY_ACTIVE = true;
 
-    /** An empty or null peer list allows all peers. */
+    /** An empty or null peer list allows all peers; a null setup retry is the default. */
     public ListenerSettings {
         allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+        setupRetry = setupRetry == null ? SetupRetry.DEFAULTS : setupRetry;
+    }
+
+    /** Settings with the default setup retry, delivering from the start. */
+    public ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy, List<Cidr> allowedPeers,
+                            int receiveBufferCount, int receiveBufferSize, int maxConcurrentDeliveries,
+                            int maxConnections, int maxConnectionsPerPeer, int idleTimeoutSeconds,
+                            int deliveryAttempts, int ackTimeout) {
+        this(address, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount, receiveBufferSize,
+            maxConcurrentDeliveries, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, deliveryAttempts,
+            ackTimeout, SetupRetry.DEFAULTS, DEFAULT_DELIVERY_ACTIVE);
     }
 
     /** Settings with IdleTimeoutSeconds, DeliveryAttempts and AckTimeout at their defaults. */
@@ -117,6 +140,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         SettingProblem.checkRange(problems, "IdleTimeoutSeconds", idleTimeoutSeconds, 0, 31_536_000);
         SettingProblem.checkRange(problems, "DeliveryAttempts", deliveryAttempts, 1, 1000);
         SettingProblem.checkRange(problems, "AckTimeout", ackTimeout, 0, 31);
+        problems.addAll(setupRetry.problems());
         if (2L * receiveBufferCount * receiveBufferSize > (1L << 30)) {
             problems.add(new SettingProblem("ReceiveBufferCount", "ReceiveBufferCount x ReceiveBufferSize ("
                 + receiveBufferCount + " x " + receiveBufferSize
@@ -170,8 +194,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     }
 
     /**
-     * Whether two activations can share one listening id: everything but the delivery concurrency and attempts
-     * (each endpoint's own) is equal (the address compared as the address it spells, so {@code ::ffff:10.0.0.1}
+     * Whether two activations can share one listening id: everything but the delivery concurrency, attempts and
+     * DeliveryActive (each endpoint's own) is equal (the address compared as the address it spells, so {@code ::ffff:10.0.0.1}
      * shares with {@code 10.0.0.1}).
      */
     public boolean sharesListenerWith(ListenerSettings other) {
@@ -181,7 +205,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     private ListenerSettings shared() {
         String canonical = Cidr.literal(address) == null ? address.trim() : Cidr.canonical(address);
         return new ListenerSettings(canonical, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
-            receiveBufferSize, 1, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, 1, ackTimeout);
+            receiveBufferSize, 1, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, 1, ackTimeout,
+            setupRetry, true);
     }
 
     /**
@@ -203,6 +228,11 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         private Integer idleTimeoutSeconds;
         private Integer deliveryAttempts;
         private Integer ackTimeout;
+        private Integer setupIntervalMillis;
+        private Integer setupMaxIntervalMillis;
+        private Integer setupAttempts;
+        private SetupRetry setupDefaults = SetupRetry.DEFAULTS;
+        private Boolean deliveryActive;
 
         private Builder() {
         }
@@ -285,6 +315,39 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
             return this;
         }
 
+        /** SetupIntervalMillis: the first pause between tries to listen. */
+        public Builder setupIntervalMillis(Integer value) {
+            setupIntervalMillis = value;
+            return this;
+        }
+
+        /** SetupMaxIntervalMillis: the longest pause between tries to listen. */
+        public Builder setupMaxIntervalMillis(Integer value) {
+            setupMaxIntervalMillis = value;
+            return this;
+        }
+
+        /** SetupAttempts: tries to listen before the activation gives up; 0 for ever. */
+        public Builder setupAttempts(Integer value) {
+            setupAttempts = value;
+            return this;
+        }
+
+        /**
+         * Where the unset Setup* properties come from (a resource adapter's or runtime's own settings); the
+         * {@code DEFAULT_SETUP_*} constants unless set. Null restores those.
+         */
+        public Builder setupDefaults(SetupRetry defaults) {
+            setupDefaults = defaults == null ? SetupRetry.DEFAULTS : defaults;
+            return this;
+        }
+
+        /** DeliveryActive: false starts the activation paused. */
+        public Builder deliveryActive(Boolean value) {
+            deliveryActive = value;
+            return this;
+        }
+
         /** Every problem, each naming its property; empty when {@link #build()} succeeds. */
         public List<SettingProblem> problems() {
             List<SettingProblem> parsing = new ArrayList<>();
@@ -328,7 +391,9 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
                 or(maxConnections, DEFAULT_MAX_CONNECTIONS),
                 or(maxConnectionsPerPeer, DEFAULT_MAX_CONNECTIONS_PER_PEER),
                 or(idleTimeoutSeconds, DEFAULT_IDLE_TIMEOUT_SECONDS), or(deliveryAttempts, DEFAULT_DELIVERY_ATTEMPTS),
-                or(ackTimeout, DEFAULT_ACK_TIMEOUT));
+                or(ackTimeout, DEFAULT_ACK_TIMEOUT),
+                SetupRetry.of(setupIntervalMillis, setupMaxIntervalMillis, setupAttempts, setupDefaults),
+                deliveryActive == null ? DEFAULT_DELIVERY_ACTIVE : deliveryActive);
         }
     }
 }

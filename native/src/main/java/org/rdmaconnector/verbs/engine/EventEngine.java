@@ -259,6 +259,39 @@ public final class EventEngine implements AutoCloseable {
         return loopWaitTimeouts.get();
     }
 
+    /** Where the engine's loop stands. */
+    public enum LoopState {
+        /** Created; the loop has not started yet. */
+        STARTING,
+        /** The loop reads its registrations. */
+        RUNNING,
+        /** The loop ended on an error of its own ({@link #loopFailure()}); nothing is read. */
+        FAILED,
+        /** Closed (or closing); nothing is read. */
+        CLOSED
+    }
+
+    /** The loop's state now. */
+    public LoopState loopState() {
+        if (loopFailure != null) {
+            return LoopState.FAILED;
+        }
+        if (closing.get()) {
+            return LoopState.CLOSED;
+        }
+        return loopStarted.getCount() > 0 ? LoopState.STARTING : LoopState.RUNNING;
+    }
+
+    /** Why the loop ended on its own, or null. */
+    public Throwable loopFailure() {
+        return loopFailure;
+    }
+
+    /** The executor the deliveries run on (the connector runs catch-up deliveries there too). */
+    public Executor deliveryExecutor() {
+        return delivery;
+    }
+
     /** The current registrations (for diagnostics: shell commands, counters). */
     public List<Registration> registrations() {
         return List.copyOf(registrations.values());

@@ -32,7 +32,13 @@ class ConnectorRuntimeTest {
             + "the device registry registers nothing without a device, the hub nothing without a listener");
         assertEquals(0L, jmx.getAttribute(a, "LoopWaitTimeouts"));
         assertEquals(0L, jmx.getAttribute(a, "Refusals"));
+        assertEquals("RUNNING", jmx.getAttribute(a, "LoopState"));
+        assertEquals(null, jmx.getAttribute(a, "LoopFailure"));
+        assertEquals(0L, jmx.getAttribute(a, "EventsRead"));
+        assertEquals(0, ((String[]) jmx.getAttribute(a, "RegistrationDetails")).length);
         assertTrue(threadsNamed("rdma-rt-test-event-loop"));
+        first.engine().close();
+        assertEquals("CLOSED", jmx.getAttribute(a, "LoopState"), "the loop's end shows before the runtime goes");
         first.close();
         first.close();
         second.close();

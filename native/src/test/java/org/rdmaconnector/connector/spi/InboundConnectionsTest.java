@@ -279,6 +279,58 @@ class InboundConnectionsTest {
     }
 
     @Test
+    void aReceiveHeldByAPausedEndpointIsRepostedOnlyWhenItIsDeliveredAndKeepsTheConnectionFromIdling() {
+        InboundConnections table = connections("accept", null, 8, 8, 10);
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        deliveries.holding = true;
+        for (int i = 1; i <= BUFFERS; i++) {
+            wire.receive("m" + i);
+        }
+        assertFalse(wire.calls.contains("repost"), "no receive is posted again while the endpoint holds them: the "
+            + "peer meets receiver-not-ready");
+        assertEquals(0, wire.outstanding(), "every receive buffer is used");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(60)); // far past the idle timeout
+        runSweeps();
+        assertFalse(wire.calls.contains("disconnect"), "a connection with deliveries held is not taken for dead");
+        deliveries.deliverHeld();
+        assertEquals(List.of("CONNECT_REQUEST accepted", "receive 1 m1", "receive 2 m2", "receive 3 m3",
+            "receive 4 m4"), deliveries.seen, "delivered in order on resume");
+        assertEquals(BUFFERS, wire.calls.stream().filter("repost"::equals).count());
+        assertEquals(BUFFERS, wire.outstanding(), "every buffer posted again once delivered");
+        assertEquals(1, table.size(), "the connection stayed open");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(60));
+        runSweeps();
+        assertTrue(wire.calls.contains("disconnect"), "with nothing held the liveness rule applies again");
+    }
+
+    private void runSweeps() {
+        for (ManualScheduler.TaskView task : List.copyOf(scheduler.tasks)) {
+            if (!task.cancelled) {
+                scheduler.tasks.remove(task);
+                task.task.run();
+            }
+        }
+    }
+
+    @Test
+    void aDisconnectHeldByAPausedEndpointDoesNotKeepTheConnectionsResources() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        deliveries.holding = true;
+        table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
+        assertEquals(1, table.size(), "its receives still flush");
+        wire.flushAll();
+        assertTrue(wire.calls.contains("destroy"), "the id, queue pair and memory go once flushed, held or not");
+        assertEquals(0, table.size());
+        assertEquals(List.of("CONNECT_REQUEST accepted"), deliveries.seen);
+        deliveries.deliverHeld();
+        assertEquals(List.of("CONNECT_REQUEST accepted", "DISCONNECTED"), deliveries.seen, "the endpoint still "
+            + "learns of it when it resumes");
+    }
+
+    @Test
     void aFailedReceiveDisconnectsAndIsDeliveredAsAFailure() {
         InboundConnections table = connections("accept");
         FakeWire wire = new FakeWire("10.0.0.2");
@@ -408,22 +460,54 @@ class InboundConnectionsTest {
         volatile Consumer<MessageCompletion> onCompletion = completion -> { };
         volatile InboundConnection last;
         volatile int lastStatus;
+        // as a paused endpoint: what it is given is kept, and its connection told only by deliverHeld()
+        volatile boolean holding;
+        final List<Runnable> held = new CopyOnWriteArrayList<>();
 
         @Override
-        public void deliver(ConnectionEvent event) {
+        public void deliver(ConnectionEvent event, Runnable done) {
             last = event.connection();
             lastStatus = event.status();
-            onEvent.accept(event);
-            seen.add(event.type() + (event.type() == CmEventType.CONNECT_REQUEST
-                ? (event.isAccepted() ? " accepted" : " rejected") : ""));
+            if (take(() -> {
+                onEvent.accept(event);
+                seen.add(event.type() + (event.type() == CmEventType.CONNECT_REQUEST
+                    ? (event.isAccepted() ? " accepted" : " rejected") : ""));
+            }, done)) {
+                done.run();
+            }
         }
 
         @Override
-        public void deliver(MessageCompletion completion) {
+        public void deliver(MessageCompletion completion, Runnable done) {
             last = completion.connection();
-            onCompletion.accept(completion);
-            seen.add((completion.isReceive() ? "receive " : "send ") + completion.sequence() + " "
-                + (completion.isSuccess() ? new String(completion.data(), StandardCharsets.UTF_8) : "failed"));
+            if (take(() -> {
+                onCompletion.accept(completion);
+                seen.add((completion.isReceive() ? "receive " : "send ") + completion.sequence() + " "
+                    + (completion.isSuccess() ? new String(completion.data(), StandardCharsets.UTF_8) : "failed"));
+            }, done)) {
+                done.run();
+            }
+        }
+
+        /** Delivers now (true), or holds the delivery and its done (false). */
+        private boolean take(Runnable delivery, Runnable done) {
+            if (holding) {
+                held.add(() -> {
+                    delivery.run();
+                    done.run();
+                });
+                return false;
+            }
+            delivery.run();
+            return true;
+        }
+
+        /** As a resumed endpoint: delivers what it held, in order. */
+        void deliverHeld() {
+            holding = false;
+            List<Runnable> all = List.copyOf(held);
+            held.clear();
+            all.forEach(Runnable::run);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package org.rdmaconnector.connector.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -104,6 +105,69 @@ class NoDeviceTest {
         assertEquals(1, cancelled, "the last deactivation cancels the pending retry");
         assertEquals(List.of(), hub.activations());
         hub.close();
+    }
+
+    @Test
+    void anActivationRetriesAsItsSetupSettingsSayGivesUpAfterItsAttemptsAndCanBeRetried() {
+        ListenerHub hub = new ListenerHub(devices, engine, scheduler);
+        Activation activation = hub.activate(ListenerSettings.builder().address("10.0.0.1").port(7474)
+            .setupIntervalMillis(100).setupMaxIntervalMillis(250).setupAttempts(4).build(), new Sink("echo"));
+        assertTrue(activation.stateDetail().endsWith("next try in 100 ms (1 of 4 tries failed)"),
+            activation.stateDetail());
+        assertFalse(activation.retrySetup(), "nothing to retry while it still tries");
+        for (int i = 0; i < 3; i++) {
+            Runnable task;
+            synchronized (tasks) {
+                task = tasks.remove(0);
+            }
+            task.run();
+        }
+        assertEquals(List.of(100L, 200L, 250L), scheduled.stream().map(Duration::toMillis).toList(),
+            "doubling from SetupIntervalMillis up to SetupMaxIntervalMillis");
+        assertEquals(Activation.State.GAVE_UP, activation.state());
+        assertTrue(activation.stateDetail().startsWith("gave up after 4 tries (SetupAttempts 4): "
+            + "rdma_create_event_channel failed: ENODEV (19)"), activation.stateDetail());
+        synchronized (tasks) {
+            assertEquals(List.of(), tasks, "no further try is scheduled");
+        }
+        assertTrue(activation.retrySetup(), "retried as asked");
+        assertEquals(Activation.State.WAITING_FOR_DEVICE, activation.state());
+        assertTrue(activation.stateDetail().endsWith("(1 of 4 tries failed)"), "a fresh count of tries: "
+            + activation.stateDetail());
+        activation.close();
+        assertFalse(activation.retrySetup());
+        hub.close();
+    }
+
+    @Test
+    void twoActivationsOfOneEndpointOnOneListenerAreTwoMBeansThatPauseAndResumeEachItsOwn() throws Exception {
+        javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        ListenerHub hub = new ListenerHub(devices, engine, scheduler);
+        ListenerSettings settings = ListenerSettings.builder().address("10.0.0.1").port(7475).deliveryActive(false)
+            .build();
+        Activation first = hub.activate(settings, new Sink("app.Echo"));
+        Activation second = hub.activate(settings, new Sink("app.Echo")); // the same MDB in another application
+        javax.management.ObjectName a = ActivationMBeans.register(first);
+        javax.management.ObjectName b = ActivationMBeans.register(second);
+        try {
+            assertEquals(ActivationMBeans.nameOf(first), a);
+            assertEquals(new javax.management.ObjectName(a + ",instance=2"), b, "never silently shared");
+            assertEquals(false, jmx.getAttribute(a, "DeliveryActive"), "DeliveryActive=false starts paused");
+            assertEquals(0, jmx.getAttribute(a, "Held"));
+            assertEquals(true, jmx.invoke(a, "resumeDelivery", null, null));
+            assertEquals(true, jmx.getAttribute(a, "DeliveryActive"));
+            assertEquals(false, jmx.getAttribute(b, "DeliveryActive"), "each its own");
+            assertEquals(false, jmx.invoke(a, "resumeDelivery", null, null), "delivering already");
+            assertEquals(true, jmx.invoke(a, "pauseDelivery", null, null));
+            assertEquals(false, jmx.getAttribute(a, "DeliveryActive"));
+            assertEquals(false, jmx.invoke(a, "retrySetup", null, null), "it has not given up");
+        } finally {
+            ActivationMBeans.unregister(a);
+            ActivationMBeans.unregister(b);
+            hub.close();
+        }
+        assertFalse(jmx.isRegistered(a));
+        assertFalse(jmx.isRegistered(b));
     }
 
     @Test

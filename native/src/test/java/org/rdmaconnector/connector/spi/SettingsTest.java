@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rdmaconnector.connector.AcceptPolicy;
@@ -165,5 +166,44 @@ class SettingsTest {
         assertFalse(a.sharesListenerWith(b.maxConnections(32).build()));
         assertFalse(a.sharesListenerWith(b.maxConnections(null).maxConnectionsPerPeer(4).build()));
         assertTrue(a.sharesListenerWith(b.maxConnectionsPerPeer(null).maxConcurrentDeliveries(3).build()));
+    }
+
+    @Test
+    void setupRetryDefaultsComeFromTheAdapterUnlessTheActivationSetsThemAndAreCheckedByName() {
+        ListenerSettings.Builder b = ListenerSettings.builder().address("10.0.0.1").port(1);
+        assertEquals(new SetupRetry(1000, 30_000, 0), b.build().setupRetry(), "1 s doubling to 30 s, forever");
+        b.setupDefaults(new SetupRetry(500, 5000, 10));
+        assertEquals(new SetupRetry(500, 5000, 10), b.build().setupRetry());
+        b.setupAttempts(0);
+        assertEquals(new SetupRetry(500, 5000, 0), b.build().setupRetry(), "the activation's own value wins");
+        b.setupIntervalMillis(0).setupMaxIntervalMillis(100).setupAttempts(-1).setupDefaults(null);
+        assertEquals(List.of(
+            new SettingProblem("SetupIntervalMillis", "SetupIntervalMillis must be from 1 to 3600000, was 0"),
+            new SettingProblem("SetupAttempts", "SetupAttempts must be from 0 to 1000000, was -1")), b.problems());
+        b.setupIntervalMillis(200).setupAttempts(null);
+        assertEquals(List.of(new SettingProblem("SetupMaxIntervalMillis",
+            "SetupMaxIntervalMillis (100) must not be smaller than SetupIntervalMillis (200)")), b.problems());
+        ListenerSettings retried = b.setupMaxIntervalMillis(null).build();
+        assertFalse(retried.sharesListenerWith(ListenerSettings.builder().address("10.0.0.1").port(1).build()),
+            "one listener retries one way");
+    }
+
+    @Test
+    void deliveryActiveIsTheEndpointsOwnAndDefaultsToTrue() {
+        ListenerSettings.Builder b = ListenerSettings.builder().address("10.0.0.1").port(1);
+        assertTrue(b.build().deliveryActive());
+        ListenerSettings paused = b.deliveryActive(false).build();
+        assertFalse(paused.deliveryActive());
+        assertTrue(paused.sharesListenerWith(b.deliveryActive(null).build()), "a paused and an active endpoint "
+            + "share a listener");
+    }
+
+    @Test
+    void setupRetryPausesDoubleUpToTheLongestAndEndAfterTheAttempts() {
+        SetupRetry retry = new SetupRetry(100, 1000, 6);
+        assertEquals(List.of(100L, 200L, 400L, 800L, 1000L), java.util.stream.IntStream.rangeClosed(1, 5)
+            .mapToObj(retry::pauseAfter).map(Duration::toMillis).toList());
+        assertEquals(null, retry.pauseAfter(6), "the 6th failed try was the last");
+        assertEquals(30_000L, SetupRetry.DEFAULTS.pauseAfter(1_000_000).toMillis(), "forever, at the longest pause");
     }
 }
