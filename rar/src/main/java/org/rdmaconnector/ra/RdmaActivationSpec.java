@@ -28,6 +28,10 @@ public class RdmaActivationSpec implements ActivationSpec {
     private Integer idleTimeoutSeconds;
     private Integer deliveryAttempts;
     private Integer ackTimeout;
+    private Integer setupIntervalMillis;
+    private Integer setupMaxIntervalMillis;
+    private Integer setupAttempts;
+    private Boolean deliveryActive;
     private ResourceAdapter resourceAdapter;
 
     /**
@@ -40,7 +44,10 @@ public class RdmaActivationSpec implements ActivationSpec {
             .acceptPolicy(acceptPolicy).allowedPeers(allowedPeers).receiveBufferCount(receiveBufferCount)
             .receiveBufferSize(receiveBufferSize).maxConcurrentDeliveries(maxConcurrentDeliveries)
             .maxConnections(maxConnections).maxConnectionsPerPeer(maxConnectionsPerPeer)
-            .idleTimeoutSeconds(idleTimeoutSeconds).deliveryAttempts(deliveryAttempts).ackTimeout(ackTimeout);
+            .idleTimeoutSeconds(idleTimeoutSeconds).deliveryAttempts(deliveryAttempts).ackTimeout(ackTimeout)
+            .setupDefaults(resourceAdapter instanceof RdmaResourceAdapter ra ? ra.setupDefaults() : null)
+            .setupIntervalMillis(setupIntervalMillis).setupMaxIntervalMillis(setupMaxIntervalMillis)
+            .setupAttempts(setupAttempts).deliveryActive(deliveryActive);
         List<SettingProblem> problems = builder.problems();
         if (!problems.isEmpty()) {
             throw InvalidProperties.exception("invalid RDMA activation", problems, RdmaActivationSpec.class);
@@ -199,6 +206,54 @@ public class RdmaActivationSpec implements ActivationSpec {
 
     public void setAckTimeout(Integer ackTimeout) {
         this.ackTimeout = ackTimeout;
+    }
+
+    /**
+     * The first pause, in ms, between tries to listen while the listener cannot (default: the adapter's
+     * SetupIntervalMillis, else {@value ListenerSettings#DEFAULT_SETUP_INTERVAL_MILLIS}); doubled after each try.
+     */
+    public Integer getSetupIntervalMillis() {
+        return setupIntervalMillis;
+    }
+
+    public void setSetupIntervalMillis(Integer setupIntervalMillis) {
+        this.setupIntervalMillis = setupIntervalMillis;
+    }
+
+    /**
+     * The longest pause, in ms, between tries to listen (default: the adapter's SetupMaxIntervalMillis, else
+     * {@value ListenerSettings#DEFAULT_SETUP_MAX_INTERVAL_MILLIS}).
+     */
+    public Integer getSetupMaxIntervalMillis() {
+        return setupMaxIntervalMillis;
+    }
+
+    public void setSetupMaxIntervalMillis(Integer setupMaxIntervalMillis) {
+        this.setupMaxIntervalMillis = setupMaxIntervalMillis;
+    }
+
+    /**
+     * Tries to listen before the activation gives up (GAVE_UP in JMX; default: the adapter's SetupAttempts, else
+     * {@value ListenerSettings#DEFAULT_SETUP_ATTEMPTS}, for ever).
+     */
+    public Integer getSetupAttempts() {
+        return setupAttempts;
+    }
+
+    public void setSetupAttempts(Integer setupAttempts) {
+        this.setupAttempts = setupAttempts;
+    }
+
+    /**
+     * Whether the endpoint gets events from the start (default true); false starts it paused: connections are
+     * accepted and held back by RC flow control until {@code resumeDelivery} on its MBean.
+     */
+    public Boolean getDeliveryActive() {
+        return deliveryActive;
+    }
+
+    public void setDeliveryActive(Boolean deliveryActive) {
+        this.deliveryActive = deliveryActive;
     }
 
     @Override

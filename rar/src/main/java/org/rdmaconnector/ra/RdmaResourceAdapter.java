@@ -7,6 +7,7 @@ import jakarta.resource.spi.BootstrapContext;
 import jakarta.resource.spi.ResourceAdapter;
 import jakarta.resource.spi.ResourceAdapterInternalException;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,6 +18,9 @@ import org.rdmaconnector.connector.spi.ActivationMBeans;
 import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
 import org.rdmaconnector.connector.spi.ListenerHub;
+import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.connector.spi.SettingProblem;
+import org.rdmaconnector.connector.spi.SetupRetry;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.jna.Bindings;
 
@@ -30,6 +34,10 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     private static final System.Logger LOG = System.getLogger(RdmaResourceAdapter.class.getName());
 
     private final Map<Key, Registered> activations = new ConcurrentHashMap<>();
+    // the adapter's setup retry, which each activation may override (null: ListenerSettings' default)
+    private Integer setupIntervalMillis;
+    private Integer setupMaxIntervalMillis;
+    private Integer setupAttempts;
     private volatile WorkManagerExecutors executors;
     private volatile ConnectorRuntime runtime;
     // this instance holds the JNA bindings (Bindings.retain) from start to stop
@@ -63,6 +71,11 @@ public class RdmaResourceAdapter implements ResourceAdapter {
 
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        List<SettingProblem> problems = setupDefaults().problems();
+        if (!problems.isEmpty()) {
+            throw new ResourceAdapterInternalException("invalid RDMA resource adapter settings: "
+                + SettingProblem.join(problems));
+        }
         if (!retained.get()) {
             try {
                 Bindings.retain();
@@ -199,20 +212,62 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         }
     }
 
+    /** The setup retry of activations that do not set their own: this adapter's properties, else the defaults. */
+    SetupRetry setupDefaults() {
+        return SetupRetry.of(setupIntervalMillis, setupMaxIntervalMillis, setupAttempts, SetupRetry.DEFAULTS);
+    }
+
+    /**
+     * The first pause, in ms, between an activation's tries to listen (no device yet, the address not on a device,
+     * the port in use), doubled after each failed try (default {@value ListenerSettings#DEFAULT_SETUP_INTERVAL_MILLIS};
+     * an activation's own SetupIntervalMillis wins).
+     */
+    public Integer getSetupIntervalMillis() {
+        return setupIntervalMillis;
+    }
+
+    public void setSetupIntervalMillis(Integer setupIntervalMillis) {
+        this.setupIntervalMillis = setupIntervalMillis;
+    }
+
+    /**
+     * The longest pause, in ms, between an activation's tries to listen (default
+     * {@value ListenerSettings#DEFAULT_SETUP_MAX_INTERVAL_MILLIS}; an activation's own wins).
+     */
+    public Integer getSetupMaxIntervalMillis() {
+        return setupMaxIntervalMillis;
+    }
+
+    public void setSetupMaxIntervalMillis(Integer setupMaxIntervalMillis) {
+        this.setupMaxIntervalMillis = setupMaxIntervalMillis;
+    }
+
+    /**
+     * Tries to listen before an activation gives up and reports GAVE_UP (default
+     * {@value ListenerSettings#DEFAULT_SETUP_ATTEMPTS}: for ever; an activation's own wins).
+     */
+    public Integer getSetupAttempts() {
+        return setupAttempts;
+    }
+
+    public void setSetupAttempts(Integer setupAttempts) {
+        this.setupAttempts = setupAttempts;
+    }
+
     /** Not transactional: no XA resources. */
     @Override
     public XAResource[] getXAResources(ActivationSpec[] specs) {
         return null;
     }
 
-    /** The adapter has no configuration properties: all instances are equal. */
+    /** Equal when the configuration properties are (JCA 5.3.1: a JavaBean compared by its properties). */
     @Override
     public boolean equals(Object o) {
-        return o instanceof RdmaResourceAdapter;
+        return o instanceof RdmaResourceAdapter other && setupDefaults().equals(other.setupDefaults());
     }
 
     @Override
     public int hashCode() {
-        return RdmaResourceAdapter.class.hashCode();
+        return setupDefaults().hashCode();
     }
 }

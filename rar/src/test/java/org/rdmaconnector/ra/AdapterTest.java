@@ -1,6 +1,7 @@
 package org.rdmaconnector.ra;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -193,6 +194,53 @@ class AdapterTest {
         ra.endpointDeactivation(factory, spec);
         assertTrue(!server.isRegistered(name), "deactivation removes the JMX view");
         assertEquals(0, seen.created.get());
+    }
+
+    @Test
+    void anActivationTakesTheAdaptersSetupRetryUnlessItSetsItsOwnAndStartsPausedWhenAsked() throws Exception {
+        ra.setSetupAttempts(2);
+        ra.setSetupIntervalMillis(50);
+        RdmaActivationSpec spec = new RdmaActivationSpec();
+        spec.setAddress("10.0.0.1");
+        spec.setPort(7476);
+        spec.setResourceAdapter(ra);
+        assertEquals(new org.rdmaconnector.connector.spi.SetupRetry(50, 30_000, 2), spec.settings().setupRetry());
+        spec.setSetupAttempts(0);
+        assertEquals(0, spec.settings().setupRetry().attempts(), "the activation's own wins");
+        spec.setSetupAttempts(null);
+        spec.setDeliveryActive(false);
+        MessageEndpointFactory factory = FakeContainer.factory(CmEventListener.class, false,
+            new FakeContainer.Endpoints(), args -> { });
+        ra.endpointActivation(factory, spec);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = new ObjectName("org.rdmaconnector:type=Activation,endpoint=\"test-CmEventListener\","
+            + "listener=\"10.0.0.1:7476\"");
+        try {
+            assertEquals(false, server.getAttribute(name, "DeliveryActive"));
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while (!"GAVE_UP".equals(server.getAttribute(name, "State")) && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000); // polled until the deadline
+            }
+            assertEquals("GAVE_UP", server.getAttribute(name, "State"), "gave up after 2 tries");
+            String detail = (String) server.getAttribute(name, "StateDetail");
+            assertTrue(detail.startsWith("gave up after 2 tries (SetupAttempts 2): rdma_create_event_channel "
+                + "failed: ENODEV (19)"), detail);
+            assertEquals(true, server.invoke(name, "resumeDelivery", null, null));
+        } finally {
+            ra.endpointDeactivation(factory, spec);
+        }
+    }
+
+    @Test
+    void invalidSetupRetryPropertiesOfTheAdapterAreRefusedAtStartByName() {
+        RdmaResourceAdapter other = new RdmaResourceAdapter();
+        other.setSetupIntervalMillis(5000);
+        other.setSetupMaxIntervalMillis(1000);
+        jakarta.resource.spi.ResourceAdapterInternalException e = assertThrows(
+            jakarta.resource.spi.ResourceAdapterInternalException.class, () -> other.start(new FakeContainer()));
+        assertEquals("invalid RDMA resource adapter settings: SetupMaxIntervalMillis (1000) must not be smaller "
+            + "than SetupIntervalMillis (5000)", e.getMessage());
+        assertFalse(other.equals(ra), "adapters with other properties are not equal");
     }
 
     @Test

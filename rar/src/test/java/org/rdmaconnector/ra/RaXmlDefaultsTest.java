@@ -9,6 +9,7 @@ import java.util.Map;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.SetupRetry;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
@@ -24,6 +25,23 @@ class RaXmlDefaultsTest {
                 value == null ? "" : value.toString()); // a null device name is written empty
         }
         assertEquals(expected, configPropertyValues("connection-definition"));
+    }
+
+    @Test
+    void theAdaptersOwnPropertiesInRaXmlHaveTheDefaultsOfSetupRetry() throws Exception {
+        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+        factory.setNamespaceAware(true);
+        Element adapter = (Element) factory.newDocumentBuilder().parse(new File("src/main/rar/META-INF/ra.xml"))
+            .getElementsByTagNameNS("*", "resourceadapter").item(0);
+        Map<String, String> values = new LinkedHashMap<>();
+        for (org.w3c.dom.Node child = adapter.getFirstChild(); child != null; child = child.getNextSibling()) {
+            if (child instanceof Element property && "config-property".equals(property.getLocalName())) {
+                values.put(text(property, "config-property-name"), text(property, "config-property-value"));
+            }
+        }
+        SetupRetry defaults = SetupRetry.DEFAULTS;
+        assertEquals(Map.of("SetupIntervalMillis", "" + defaults.intervalMillis(), "SetupMaxIntervalMillis",
+            "" + defaults.maxIntervalMillis(), "SetupAttempts", "" + defaults.attempts()), values);
     }
 
     private static Map<String, String> configPropertyValues(String parent) throws Exception {
