@@ -46,6 +46,26 @@ public final class Whiteboard {
      * (default {@value ListenerSettings#DEFAULT_ACK_TIMEOUT}: the RDMA CM's choice; 0 to 31).
      */
     public static final String ACK_TIMEOUT = "rdma.ackTimeout";
+    /**
+     * false starts the service paused: connections are accepted and held back by RC flow control until
+     * {@code resumeDelivery} on its activation MBean (default {@value ListenerSettings#DEFAULT_DELIVERY_ACTIVE}).
+     */
+    public static final String DELIVERY_ACTIVE = "rdma.deliveryActive";
+    /**
+     * The first pause, in ms, between tries to listen while the listener cannot (default: the runtime
+     * configuration's setupIntervalMillis, else {@value ListenerSettings#DEFAULT_SETUP_INTERVAL_MILLIS}).
+     */
+    public static final String SETUP_INTERVAL_MILLIS = "rdma.setupIntervalMillis";
+    /**
+     * The longest pause, in ms, between tries to listen (default: the runtime configuration's, else
+     * {@value ListenerSettings#DEFAULT_SETUP_MAX_INTERVAL_MILLIS}).
+     */
+    public static final String SETUP_MAX_INTERVAL_MILLIS = "rdma.setupMaxIntervalMillis";
+    /**
+     * Tries to listen before the activation gives up, 0 for ever (default: the runtime configuration's, else
+     * {@value ListenerSettings#DEFAULT_SETUP_ATTEMPTS}).
+     */
+    public static final String SETUP_ATTEMPTS = "rdma.setupAttempts";
 
     private Whiteboard() {
     }

@@ -1,7 +1,12 @@
 package org.rdmaconnector.osgi.internal;
 
 import java.lang.System.Logger.Level;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.Map;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.osgi.framework.Constants;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -12,6 +17,7 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.spi.ActivationMBeans;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
@@ -81,10 +87,24 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
 
     private volatile PooledConnections pool;
     private volatile String description;
+    private ObjectName shown;
 
     @Activate
-    void activate(Config config) {
+    void activate(Config config, Map<String, Object> properties) {
         configure(config);
+        shown = showInJmx(String.valueOf(properties.get(Constants.SERVICE_PID)));
+    }
+
+    /** {@code org.rdmaconnector:type=ConnectionPool,pid="..."}; null (logged) when it cannot be shown. */
+    private ObjectName showInJmx(String pid) {
+        try {
+            ObjectName name = new ObjectName("org.rdmaconnector:type=ConnectionPool,pid=" + ObjectName.quote(pid));
+            ManagementFactory.getPlatformMBeanServer().registerMBean(new View(pid, this), name);
+            return name;
+        } catch (JMException | RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot show the RDMA connection factory " + pid + " in JMX", e);
+            return null;
+        }
     }
 
     @Modified
@@ -124,6 +144,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
 
     @Deactivate
     void deactivate() {
+        ActivationMBeans.unregister(shown);
         PooledConnections p = pool;
         if (p != null) {
             p.close();
@@ -144,5 +165,68 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
     public String status() {
         String missing = missingDevice(pool.channelSettings());
         return description + (missing == null ? ", device present" : ", waiting: " + missing) + ", " + counters();
+    }
+
+    /** The JMX view; it reads the pool of the current configuration. */
+    private record View(String pid, PooledConnectionFactory factory) implements ConnectionPoolMXBean {
+        @Override
+        public String getPid() {
+            return pid;
+        }
+
+        @Override
+        public String getStatus() {
+            return factory.status();
+        }
+
+        @Override
+        public int getMinSize() {
+            return factory.pool.poolSettings().minSize();
+        }
+
+        @Override
+        public int getMaxSize() {
+            return factory.pool.poolSettings().maxSize();
+        }
+
+        @Override
+        public int getIdle() {
+            return factory.counters().idle();
+        }
+
+        @Override
+        public int getBorrowed() {
+            return factory.counters().borrowed();
+        }
+
+        @Override
+        public long getOpened() {
+            return factory.counters().opened();
+        }
+
+        @Override
+        public long getDestroyed() {
+            return factory.counters().destroyed();
+        }
+
+        @Override
+        public long getBorrows() {
+            return factory.counters().borrows();
+        }
+
+        @Override
+        public long getWaits() {
+            return factory.counters().waits();
+        }
+
+        @Override
+        public long getTimeouts() {
+            return factory.counters().timeouts();
+        }
+
+        @Override
+        public long getInvalid() {
+            return factory.counters().invalid();
+        }
     }
 }

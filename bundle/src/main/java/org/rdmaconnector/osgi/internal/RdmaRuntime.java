@@ -1,29 +1,89 @@
 package org.rdmaconnector.osgi.internal;
 
 import java.lang.System.Logger.Level;
+import java.util.List;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.DeviceRegistry;
 import org.rdmaconnector.connector.spi.ListenerHub;
+import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.Scheduler;
+import org.rdmaconnector.connector.spi.SettingProblem;
+import org.rdmaconnector.connector.spi.SetupRetry;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
 /**
- * The bundle's one {@link ConnectorRuntime} (event engine with its loop thread and a small delivery pool, device
- * registry, listener hub, timer), shared by the factories, the whiteboard and the shell commands.
+ * The bundle's one {@link ConnectorRuntime} (event engine with its loop thread and a delivery pool, device registry,
+ * listener hub, timer), shared by the factories, the whiteboard and the shell commands. Configured by PID
+ * {@value #PID} (optional): the delivery pool's size and the whiteboard's default setup retry. A change of that
+ * configuration restarts the runtime, and with it the listeners and pools.
  */
-@Component(service = RdmaRuntime.class)
+@Component(service = RdmaRuntime.class, configurationPid = RdmaRuntime.PID,
+    configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = RdmaRuntime.Config.class)
 public class RdmaRuntime {
+    /** The configuration PID of the runtime. */
+    public static final String PID = "org.rdmaconnector.runtime";
+    /**
+     * The default delivery threads: two endpoints' default MaxConcurrentDeliveries
+     * ({@value ListenerSettings#DEFAULT_MAX_CONCURRENT_DELIVERIES} each), so one busy endpoint does not take every
+     * thread.
+     */
+    public static final int DEFAULT_DELIVERY_THREADS = 2 * ListenerSettings.DEFAULT_MAX_CONCURRENT_DELIVERIES;
+    private static final int MAX_DELIVERY_THREADS = 256;
     private static final System.Logger LOG = System.getLogger(RdmaRuntime.class.getName());
 
+    /** The configuration (metatype). */
+    @ObjectClassDefinition(name = "RDMA runtime",
+        description = "The RDMA connector's threads and the defaults of its whiteboard listeners")
+    public @interface Config {
+        @AttributeDefinition(description = "Threads that deliver CM events and completions to whiteboard services "
+            + "(1 to 256); each service takes at most its rdma.maxConcurrentDeliveries of them")
+        int deliveryThreads() default DEFAULT_DELIVERY_THREADS;
+
+        @AttributeDefinition(description = "First pause, in ms, between a listener's tries to listen while it "
+            + "cannot (no device, address not on a device, port in use); doubled after each try. A service's "
+            + "rdma.setupIntervalMillis wins")
+        int setupIntervalMillis() default ListenerSettings.DEFAULT_SETUP_INTERVAL_MILLIS;
+
+        @AttributeDefinition(description = "Longest pause, in ms, between a listener's tries to listen. A "
+            + "service's rdma.setupMaxIntervalMillis wins")
+        int setupMaxIntervalMillis() default ListenerSettings.DEFAULT_SETUP_MAX_INTERVAL_MILLIS;
+
+        @AttributeDefinition(description = "Tries to listen before a listener gives up (GAVE_UP in JMX); 0 for "
+            + "ever. A service's rdma.setupAttempts wins")
+        int setupAttempts() default ListenerSettings.DEFAULT_SETUP_ATTEMPTS;
+    }
+
     private ConnectorRuntime runtime;
+    private SetupRetry setupDefaults = SetupRetry.DEFAULTS;
 
     @Activate
-    void activate() {
-        runtime = ConnectorRuntime.standalone("rdma", 4);
-        LOG.log(Level.INFO, "RDMA runtime started");
+    void activate(Config config) {
+        int threads = config.deliveryThreads();
+        if (threads < 1 || threads > MAX_DELIVERY_THREADS) {
+            LOG.log(Level.ERROR, "invalid " + PID + " configuration: deliveryThreads must be from 1 to "
+                + MAX_DELIVERY_THREADS + ", was " + threads + "; using " + DEFAULT_DELIVERY_THREADS);
+            threads = DEFAULT_DELIVERY_THREADS;
+        }
+        SetupRetry retry = new SetupRetry(config.setupIntervalMillis(), config.setupMaxIntervalMillis(),
+            config.setupAttempts());
+        List<SettingProblem> problems = retry.problems();
+        if (problems.isEmpty()) {
+            setupDefaults = retry;
+        } else {
+            LOG.log(Level.ERROR, "invalid " + PID + " configuration: " + SettingProblem.join(problems) + "; using "
+                + SetupRetry.DEFAULTS.describe());
+        }
+        runtime = ConnectorRuntime.standalone("rdma", threads);
+        LOG.log(Level.INFO, "RDMA runtime started: " + threads + " delivery threads; listeners retry "
+            + setupDefaults.describe() + " unless a service says otherwise");
     }
 
     @Deactivate
@@ -48,5 +108,10 @@ public class RdmaRuntime {
 
     Scheduler scheduler() {
         return runtime.scheduler();
+    }
+
+    /** The setup retry of whiteboard services that do not set their own. */
+    SetupRetry setupDefaults() {
+        return setupDefaults;
     }
 }

@@ -140,6 +140,11 @@ public class WhiteboardDelivery {
                 .idleTimeoutSeconds(number(properties, Whiteboard.IDLE_TIMEOUT_SECONDS))
                 .deliveryAttempts(number(properties, Whiteboard.DELIVERY_ATTEMPTS))
                 .ackTimeout(number(properties, Whiteboard.ACK_TIMEOUT))
+                .setupDefaults(runtime.setupDefaults())
+                .setupIntervalMillis(number(properties, Whiteboard.SETUP_INTERVAL_MILLIS))
+                .setupMaxIntervalMillis(number(properties, Whiteboard.SETUP_MAX_INTERVAL_MILLIS))
+                .setupAttempts(number(properties, Whiteboard.SETUP_ATTEMPTS))
+                .deliveryActive(bool(properties, Whiteboard.DELIVERY_ACTIVE))
                 .build();
             Activation activation = runtime.hub().activate(settings,
                 new ServiceSink(service, name, cmEvents, completions));
@@ -176,12 +181,26 @@ public class WhiteboardDelivery {
         }
     }
 
+    private static Boolean bool(Map<String, Object> properties, String name) {
+        Object value = properties.get(name);
+        if (value == null || value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        String text = value.toString().trim();
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return Boolean.valueOf(text);
+        }
+        throw new IllegalArgumentException(name + " '" + value + "' is not true or false");
+    }
+
     /** A whiteboard service's activation (null when refused), its MBean name, and the properties it came from. */
     private record Entry(Map<String, String> key, Activation activation, ObjectName shown) {
         private static final List<String> SETTINGS = List.of(Whiteboard.ADDRESS, Whiteboard.PORT,
             Whiteboard.BACKLOG, Whiteboard.ACCEPT_POLICY, Whiteboard.ALLOWED_PEERS, Whiteboard.RECEIVE_BUFFER_COUNT,
             Whiteboard.RECEIVE_BUFFER_SIZE, Whiteboard.MAX_CONCURRENT_DELIVERIES, Whiteboard.MAX_CONNECTIONS,
-            Whiteboard.MAX_CONNECTIONS_PER_PEER, Whiteboard.IDLE_TIMEOUT_SECONDS, Whiteboard.DELIVERY_ATTEMPTS);
+            Whiteboard.MAX_CONNECTIONS_PER_PEER, Whiteboard.IDLE_TIMEOUT_SECONDS, Whiteboard.DELIVERY_ATTEMPTS,
+            Whiteboard.ACK_TIMEOUT, Whiteboard.DELIVERY_ACTIVE, Whiteboard.SETUP_INTERVAL_MILLIS,
+            Whiteboard.SETUP_MAX_INTERVAL_MILLIS, Whiteboard.SETUP_ATTEMPTS);
 
         /** The whiteboard properties as text: what an activation is made from. */
         static Map<String, String> keyOf(Map<String, Object> properties) {

@@ -67,6 +67,11 @@ public final class PooledConnections implements AutoCloseable {
         }, period.isZero() ? Duration.ofMillis(1) : period);
     }
 
+    /** How the pool is sized and timed. */
+    public Pool.Settings poolSettings() {
+        return pool.settings();
+    }
+
     /** The channel settings of every set. */
     public ChannelSettings channelSettings() {
         return channels;
