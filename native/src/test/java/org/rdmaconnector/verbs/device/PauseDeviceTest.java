@@ -9,21 +9,19 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
-import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.TestProbes;
 
 /**
@@ -43,7 +41,7 @@ class PauseDeviceTest {
     @Test
     void aPausedActivationHoldsThePeerBackWithoutDroppingAndDeliversEverythingInOrderOnResume() throws Exception {
         try (ConnectorStack stack = new ConnectorStack()) {
-            Recording sink = new Recording();
+            Recorder sink = new Recorder(null);
             int port = Loopback.nextPort();
             Activation activation = stack.hub.activate(ListenerSettings.builder().address(Loopback.ADDRESS)
                 .port(port).receiveBufferCount(RECEIVE_BUFFERS).receiveBufferSize(256).maxConcurrentDeliveries(2)
@@ -61,8 +59,8 @@ class PauseDeviceTest {
                 assertTrue(activation.pauseDelivery(), "paused again mid-stream");
                 int heldSecond = round(activation, endpoint, sink, sends, K);
 
-                List<String> cm = List.copyOf(sink.cmEvents);
-                assertEquals(List.of("CONNECT_REQUEST", "ESTABLISHED"), cm, "the CM events held while paused too");
+                List<CmEventType> cm = sink.types();
+                assertEquals(List.of(CmEventType.CONNECT_REQUEST, CmEventType.ESTABLISHED), cm, "the CM events held while paused too");
                 assertEquals(0, activation.undeliverable());
                 assertEquals(0, activation.errors());
                 System.out.printf("PauseDeviceTest: %d messages per round, ReceiveBufferCount %d; paused: %d events "
@@ -75,7 +73,7 @@ class PauseDeviceTest {
     }
 
     /** Sends K messages while paused, checks what is held, resumes, checks that all K arrived; returns held. */
-    private static int round(Activation activation, RdmaEndpoint endpoint, Recording sink, List<WorkRequest> sends,
+    private static int round(Activation activation, RdmaEndpoint endpoint, Recorder sink, List<WorkRequest> sends,
                              int first) throws Exception {
         int before = sends.size();
         for (int i = first; i < first + K; i++) {
@@ -88,7 +86,7 @@ class PauseDeviceTest {
         while (System.nanoTime() < until) {
             assertEquals(before + RECEIVE_BUFFERS, completed(sends), "receiver-not-ready holds the peer back at "
                 + "ReceiveBufferCount sends while paused");
-            assertEquals(first, sink.messages.size(), "nothing is delivered while paused");
+            assertEquals(first, sink.receives().size(), "nothing is delivered while paused");
             assertEquals(1, activation.connectionCount(), "the connection stays up");
             assertTrue(endpoint.isConnected(), "the client's endpoint stays connected");
             assertEquals(0, activation.inFlight(), "no delivery thread is held while paused");
@@ -97,12 +95,12 @@ class PauseDeviceTest {
         int held = activation.held();
         assertTrue(activation.resumeDelivery());
         TestProbes.await("all " + (first + K) + " messages delivered", Loopback.TIMEOUT,
-            () -> sink.messages.size() >= first + K);
+            () -> sink.receives().size() >= first + K);
         TestProbes.await("all sends complete", Loopback.TIMEOUT, () -> completed(sends) == sends.size());
         for (WorkRequest send : sends) {
             assertTrue(send.result().isSuccess(), send.result().toString());
         }
-        List<MessageCompletion> delivered = List.copyOf(sink.messages);
+        List<MessageCompletion> delivered = sink.receives();
         assertEquals(first + K, delivered.size(), "each delivered once");
         for (int i = 0; i < first + K; i++) {
             assertEquals(i + 1, delivered.get(i).sequence(), "in order");
@@ -118,38 +116,5 @@ class PauseDeviceTest {
 
     private static byte[] message(int i) {
         return ("paused " + i + " " + "z".repeat(i * 3)).getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Records the CM events and the received messages. */
-    private static final class Recording implements EndpointSink {
-        final List<String> cmEvents = new CopyOnWriteArrayList<>();
-        final List<MessageCompletion> messages = new CopyOnWriteArrayList<>();
-
-        @Override
-        public String name() {
-            return "paused-at-start";
-        }
-
-        @Override
-        public boolean receivesCmEvents() {
-            return true;
-        }
-
-        @Override
-        public boolean receivesCompletions() {
-            return true;
-        }
-
-        @Override
-        public void deliver(ConnectionEvent event) {
-            cmEvents.add(event.type().name());
-        }
-
-        @Override
-        public void deliver(MessageCompletion completion) {
-            if (completion.isReceive()) {
-                messages.add(completion);
-            }
-        }
     }
 }
