@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -70,15 +69,23 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     // the liveness rule: when something last happened on the connection, and the deliveries running now
     private final LongSupplier clock;
     private final AtomicInteger delivering = new AtomicInteger();
+    // deliveries a paused endpoint holds (given back from the delivery call before they were through)
+    private final AtomicInteger held = new AtomicInteger();
+    private static final int RUNNING = 0;
+    private static final int HELD = 1;
+    private static final int THROUGH = 2;
     private volatile long lastActivity;
     // guarded by this
     private State state = State.REQUESTED;
 
     private boolean cmDisconnected;
     private boolean reclaimed;
+    private boolean slotReleased;
 
     /**
-     * @param onDestroyed told once, when the connection is destroyed (its slot and table entry are freed there)
+     * @param onDestroyed told once, when the connection is destroyed and none of its deliveries is held
+     *     (its slot and table entry are freed there: a paused endpoint holds at most MaxConnections connections'
+     *     events)
      */
     AcceptedConnection(long number, ConnectionWire wire, InetSocketAddress listenAddress, Deliveries deliveries,
                        Scheduler scheduler, Consumer<AcceptedConnection> onDestroyed) {
@@ -124,7 +131,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             if (!setUpAndAccept()) {
                 return ConnectRequestDecision.Reason.NO_RESOURCES;
             }
-            deliveries.deliver(event, NOTHING);
+            delivering(event, NOTHING);
             return null;
         }
         if (event.isDecisionPending() && !deliveries.hasDecider()) {
@@ -132,7 +139,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
                 + "endpoint is active to decide (a paused one does not): rejecting " + wire.peerAddress());
         }
         // the endpoints delivering decide now; a paused one gets the request later, decided
-        deliveries.deliver(event, NOTHING);
+        delivering(event, NOTHING);
         if (event.settle() == InboundEvent.Decision.REJECTED) {
             byte[] data = event.rejectData();
             rejectAndDestroy(data != null ? data : ConnectRequestDecision.Reason.NOT_ACCEPTED.privateData());
@@ -260,26 +267,41 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         }
         long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
         InboundCompletion completion = new InboundCompletion(this, wc, receive, request.data(), sequence);
-        delivering.incrementAndGet();
-        deliveries.deliver(completion, delivered(after));
+        deliver(done -> deliveries.deliver(completion, done), after);
     }
 
-    /** Delivers {@code event}; while it is not delivered (running, or held) the connection does not count as idle. */
+    /** Delivers {@code event}, then runs {@code after}. */
     private void delivering(InboundEvent event, Runnable after) {
-        delivering.incrementAndGet();
-        deliveries.deliver(event, delivered(after));
+        deliver(done -> deliveries.deliver(event, done), after);
     }
 
-    /** What runs once a delivery is through (at most once): the connection is no longer idle-exempt for it. */
-    private Runnable delivered(Runnable after) {
-        AtomicBoolean once = new AtomicBoolean();
-        return () -> {
-            if (once.compareAndSet(false, true)) {
-                delivering.decrementAndGet();
-                lastActivity = clock.getAsLong();
-                after.run();
+    /**
+     * Hands a delivery its {@code done}: while it is not through (running, or held by a paused endpoint) the
+     * connection does not count as idle; one still held when the delivery call returns keeps the slot (see
+     * {@link #releaseSlotIfDone()}) until it is through. {@code after} runs once, when it is.
+     */
+    private void deliver(Consumer<Runnable> delivery, Runnable after) {
+        delivering.incrementAndGet();
+        AtomicInteger phase = new AtomicInteger(RUNNING);
+        delivery.accept(() -> {
+            int was = phase.getAndSet(THROUGH);
+            if (was == THROUGH) {
+                return;
             }
-        };
+            if (was == HELD) {
+                held.decrementAndGet();
+            }
+            delivering.decrementAndGet();
+            lastActivity = clock.getAsLong();
+            try {
+                after.run();
+            } finally {
+                releaseSlotIfDone();
+            }
+        });
+        if (phase.compareAndSet(RUNNING, HELD)) {
+            held.incrementAndGet();
+        }
     }
 
     // ------------------------------------------------------------------ liveness
@@ -387,7 +409,10 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         destroy();
     }
 
-    /** Frees the id, queue pair and memory now (idempotent); cancels the deadline and tells the owner. */
+    /**
+     * Frees the id, queue pair and memory now (idempotent) and cancels the deadline; tells the owner now, or once its
+     * last delivery is through.
+     */
     void destroy() {
         synchronized (this) {
             if (state == State.DESTROYED) {
@@ -401,8 +426,22 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "destroying connection " + number + " failed", e);
         } finally {
-            onDestroyed.accept(this);
+            releaseSlotIfDone();
         }
+    }
+
+    /**
+     * Tells the owner once the connection is destroyed and no delivery of it is held by a paused endpoint: its slot
+     * counts against MaxConnections until then, which bounds what a paused endpoint holds.
+     */
+    private void releaseSlotIfDone() {
+        synchronized (this) {
+            if (state != State.DESTROYED || held.get() > 0 || slotReleased) {
+                return;
+            }
+            slotReleased = true;
+        }
+        onDestroyed.accept(this);
     }
 
     // ------------------------------------------------------------------ InboundConnection

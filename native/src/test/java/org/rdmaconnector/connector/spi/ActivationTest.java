@@ -394,4 +394,22 @@ class ActivationTest {
         assertEquals(List.of("1:1"), sink.seen);
         activation.close();
     }
+
+    @Test
+    void aPausedEndpointDoesNotDecideConnectionRequests() {
+        Listener listener = new Listener(SETTINGS, null, null, null, l -> { });
+        Scripted decider = new Scripted() {
+            @Override
+            public boolean receivesCmEvents() {
+                return true;
+            }
+        };
+        Activation activation = new Activation(SETTINGS, decider, listener, 3, Runnable::run);
+        listener.add(activation);
+        assertTrue(listener.hasDecider());
+        activation.pauseDelivery();
+        assertFalse(listener.hasDecider(), "under endpoint-decides its requests are rejected while it is paused");
+        activation.resumeDelivery();
+        assertTrue(listener.hasDecider());
+    }
 }

@@ -314,20 +314,38 @@ class InboundConnectionsTest {
     }
 
     @Test
-    void aDisconnectHeldByAPausedEndpointDoesNotKeepTheConnectionsResources() {
-        InboundConnections table = connections("accept");
+    void aDisconnectHeldByAPausedEndpointFreesTheResourcesButKeepsTheSlotUntilItIsDelivered() {
+        InboundConnections table = connections("accept", null, 1, 1);
         FakeWire wire = new FakeWire("10.0.0.2");
         table.onConnectRequest(wire, wire, null);
         deliveries.holding = true;
         table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
-        assertEquals(1, table.size(), "its receives still flush");
         wire.flushAll();
         assertTrue(wire.calls.contains("destroy"), "the id, queue pair and memory go once flushed, held or not");
-        assertEquals(0, table.size());
+        assertEquals(1, table.size(), "the slot stays taken while its events are held: a paused endpoint holds "
+            + "the events of at most MaxConnections connections");
+        FakeWire next = new FakeWire("10.0.0.3");
+        table.onConnectRequest(next, next, null);
+        assertEquals(List.of("reject rejected: listener full", "destroy"), next.calls, "MaxConnections 1");
         assertEquals(List.of("CONNECT_REQUEST accepted"), deliveries.seen);
         deliveries.deliverHeld();
         assertEquals(List.of("CONNECT_REQUEST accepted", "DISCONNECTED"), deliveries.seen, "the endpoint still "
             + "learns of it when it resumes");
+        assertEquals(0, table.size(), "the slot is free once what was held is delivered");
+    }
+
+    @Test
+    void requestsAPausedDeciderHoldsAreRejectedButKeepTheirSlotsSoTheHeldAreBounded() {
+        InboundConnections table = connections("endpoint-decides", null, 2, 2);
+        deliveries.holding = true;
+        for (int i = 0; i < 3; i++) {
+            FakeWire wire = new FakeWire("10.0.0." + (2 + i));
+            table.onConnectRequest(wire, wire, null);
+        }
+        assertEquals(2, deliveries.held.size(), "the third was refused before anything was held: listener full");
+        assertEquals(2, table.size());
+        deliveries.deliverHeld();
+        assertEquals(0, table.size());
     }
 
     @Test
