@@ -149,7 +149,18 @@ public class OperationsIT {
 
     @Test
     @Order(3)
-    void retrySetupTriesAgainWithAFreshCountAndGivesUpAgain() throws Exception {
+    void retrySetupTriesAgainWithAFreshCountAndGivesUpAgainWithDebugTurnedOnAsTheReadmeSays() throws Exception {
+        assertEquals(0, logged(" DEBUG [org.rdmaconnector."), "INFO by default");
+        cli("/subsystem=logging/logger=org.rdmaconnector:add(level=DEBUG)"); // README, "Logging"
+        try {
+            retryAndGiveUpAgain();
+        } finally {
+            cli("/subsystem=logging/logger=org.rdmaconnector:remove"); // the server as it was, for the next class
+        }
+        assertTrue(logged(" DEBUG [org.rdmaconnector.connector.spi.Listener]") > 0, "the retries at DEBUG");
+    }
+
+    private static void retryAndGiveUpAgain() throws Exception {
         assertEquals("false", invoke("HeldEcho", 1, "retrySetup"), "it has not given up");
         assertEquals("true", invoke("GivesUp", 1, "retrySetup"));
         long deadline = System.nanoTime() + DEADLINE.toNanos();
@@ -158,6 +169,21 @@ public class OperationsIT {
         }
         assertEquals(2, logged("GivesUp] gave up listening after 3 tries"), "three more tries, then given up again");
         assertTrue(line("GivesUp", 1).contains(" GAVE_UP "), line("GivesUp", 1));
+    }
+
+    /** Runs one jboss-cli command against the test server; fails unless it succeeds within a minute. */
+    private static void cli(String command) throws Exception {
+        Path script = Path.of(System.getProperty("jboss.home"), "bin", "jboss-cli.sh");
+        Process cli = new ProcessBuilder(script.toString(), "--connect", "--controller=remote+http://127.0.0.1:"
+            + System.getProperty("wildfly.management.port", "10090"), "--command=" + command)
+            .redirectErrorStream(true).start();
+        boolean ended = cli.waitFor(60, TimeUnit.SECONDS);
+        String output = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!ended) {
+            cli.destroyForcibly();
+        }
+        assertTrue(ended && cli.exitValue() == 0 && output.contains("\"outcome\" => \"success\""),
+            command + ": " + output);
     }
 
     @Test
