@@ -80,6 +80,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
     private RdmaRuntime runtime;
 
     private volatile PooledConnections pool;
+    private volatile Pool.Settings pooling;
     private volatile String description;
 
     @Activate
@@ -103,6 +104,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
         Pool.Settings pooling = new Pool.Settings(config.minPoolSize(), config.maxPoolSize(),
             Duration.ofSeconds(config.idleTimeoutSeconds()), Duration.ofMillis(config.borrowTimeoutMillis()));
         pool = new PooledConnections(channels, pooling, runtime.devices(), runtime.engine(), runtime.scheduler());
+        this.pooling = pooling;
         description = channels.deviceDescription() + ", pool " + pooling.minSize() + ".." + pooling.maxSize();
         String missing = missingDevice(channels);
         LOG.log(missing == null ? Level.INFO : Level.WARNING, "RDMA connection factory on " + description
@@ -144,5 +146,20 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
     public String status() {
         String missing = missingDevice(pool.channelSettings());
         return description + (missing == null ? ", device present" : ", waiting: " + missing) + ", " + counters();
+    }
+
+    /** The settings of the pool's channel sets (device, port, queue sizes). */
+    public ChannelSettings channelSettings() {
+        return pool.channelSettings();
+    }
+
+    /** The pool's sizes and timeouts. */
+    public Pool.Settings poolSettings() {
+        return pooling;
+    }
+
+    /** Why no set can be opened now (the device is missing, with the errno), or null when the device is there. */
+    public String missingDevice() {
+        return missingDevice(pool.channelSettings());
     }
 }
