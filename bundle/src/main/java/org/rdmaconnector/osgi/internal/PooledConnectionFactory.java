@@ -24,8 +24,10 @@ import org.rdmaconnector.verbs.RdmaException;
  * configuration update replaces the pool (sets lent out finish on the old one); without a device the service still
  * registers and {@link #status()} says what is missing.
  */
+// immediate: a configuration is checked (and a missing device logged) when it comes, not at the first borrower; and a
+// look at the pool (rdma:pools) does not open and close it as a delayed component would be on get and unget
 @Component(configurationPid = RdmaConnectionFactory.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
-    service = RdmaConnectionFactory.class)
+    service = RdmaConnectionFactory.class, immediate = true)
 @Designate(ocd = PooledConnectionFactory.Config.class, factory = true)
 public class PooledConnectionFactory implements RdmaConnectionFactory {
     private static final System.Logger LOG = System.getLogger(PooledConnectionFactory.class.getName());
