@@ -338,20 +338,18 @@ public abstract class KarafTestSupport {
      * as soon as it fails, except "Command not found" for a command whose bundle is still starting, which is retried
      * until the deadline.
      */
-    protected static synchronized String installRdmaFeature(KarafTestSupport test) throws Exception {
-        if (readmeStepsOutput == null) {
-            StringBuilder printed = new StringBuilder();
-            for (String step : readmeKarafSteps()) {
-                printed.append(step).append('\n').append(test.executeStep(step));
-            }
-            test.awaitFeatureInstalled();
-            readmeStepsOutput = printed.toString();
-        }
-        return readmeStepsOutput;
-    }
-
     protected String installRdmaFeature() throws Exception {
-        return installRdmaFeature(this);
+        synchronized (KarafTestSupport.class) {
+            if (readmeStepsOutput == null) {
+                StringBuilder printed = new StringBuilder();
+                for (String step : readmeKarafSteps()) {
+                    printed.append(step).append('\n').append(executeStep(step));
+                }
+                awaitFeatureInstalled();
+                readmeStepsOutput = printed.toString();
+            }
+            return readmeStepsOutput;
+        }
     }
 
     /**

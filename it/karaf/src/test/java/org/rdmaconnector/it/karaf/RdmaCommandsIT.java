@@ -96,6 +96,9 @@ public class RdmaCommandsIT extends KarafTestSupport {
         assertHeader(table, "PID", "Device", "Port", "Min", "Max", "Idle", "Borrowed", "Waits", "Timeouts", "Status");
         assertEquals("the state of the factory's component after rdma:pools looked at it (a delayed component would be"
             + " deactivated again: SATISFIED)", "ACTIVE", componentState(DEFAULT_PID));
+        // read-only: no command ACL, so a user with the viewer role alone sees the pools too
+        String asViewer = executeCommand("rdma:pools --no-format", "viewer");
+        assertEquals(asViewer, row, cells(asViewer, DEFAULT_PID));
 
         // what the file's comments say a user does: uncomment, change, save
         Path file = Path.of(System.getProperty("karaf.etc"), DEFAULT_CFG);
