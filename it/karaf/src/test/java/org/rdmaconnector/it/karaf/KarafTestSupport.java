@@ -366,7 +366,7 @@ public abstract class KarafTestSupport {
             } else if (line.startsWith(STEPS_END)) {
                 inside = false;
             } else if (inside && !line.isBlank()) {
-                steps.add(line.trim().replace(CHECKOUT_PLACEHOLDER, CHECKOUT));
+                steps.add(line.trim().replace(CHECKOUT_PLACEHOLDER, Path.of(CHECKOUT).normalize().toString()));
             }
         }
         if (steps.isEmpty() || inside) {
