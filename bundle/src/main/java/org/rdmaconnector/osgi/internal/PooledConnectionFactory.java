@@ -134,6 +134,21 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
         }
     }
 
+    /** The settings of the pool's channel sets (device, port, queue sizes). */
+    public ChannelSettings channelSettings() {
+        return pool.channelSettings();
+    }
+
+    /** The pool's sizes and timeouts. */
+    public Pool.Settings poolSettings() {
+        return pooling;
+    }
+
+    /** Why no set can be opened now (the device is missing, with the errno), or null when the device is there. */
+    public String missingDevice() {
+        return missingDevice(pool.channelSettings());
+    }
+
     @Override
     public RdmaConnection getConnection() {
         return pool.getConnection();
@@ -148,20 +163,5 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
     public String status() {
         String missing = missingDevice(pool.channelSettings());
         return description + (missing == null ? ", device present" : ", waiting: " + missing) + ", " + counters();
-    }
-
-    /** The settings of the pool's channel sets (device, port, queue sizes). */
-    public ChannelSettings channelSettings() {
-        return pool.channelSettings();
-    }
-
-    /** The pool's sizes and timeouts. */
-    public Pool.Settings poolSettings() {
-        return pooling;
-    }
-
-    /** Why no set can be opened now (the device is missing, with the errno), or null when the device is there. */
-    public String missingDevice() {
-        return missingDevice(pool.channelSettings());
     }
 }
