@@ -20,6 +20,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * configuration; a whiteboard listener service is activated on the shared listener hub, which waits for the device.
  */
 public class OsgiServicesIT extends KarafTestSupport {
+    private static final String OSGI_BUNDLE = "org.rdmaconnector.osgi";
     private static final String FACTORY = "org.rdmaconnector.osgi.RdmaConnectionFactory";
 
     @Test

@@ -5,7 +5,9 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import java.io.File;
 import java.util.List;
+import java.util.jar.JarFile;
 
 import org.apache.karaf.features.Feature;
 import org.apache.karaf.features.Repository;
@@ -20,7 +22,7 @@ import org.rdmaconnector.verbs.Rdma;
 import org.rdmaconnector.verbs.RdmaException;
 
 /**
- * The rdma-connector feature in Karaf: its repository is registered under its Maven URL, rdma-native runs, and calling into it from
+ * The rdma-connector feature in Karaf: it installs from its Maven URL, rdma-native runs, and calling into it from
  * another bundle (this probe) reaches rdma-core through JNA. The host has no RDMA device, so the native calls end in
  * the clear error the host gives.
  */
@@ -71,6 +73,27 @@ public class RdmaFeatureIT extends KarafTestSupport {
         // Karaf boot-delegates com.sun.* (etc/config.properties): JNA on the JVM's class path would win over the wire
         assertEquals("com.sun.jna.Native as rdma-native loads it comes from", JNA_BUNDLE,
                 FrameworkUtil.getBundle(rdmaNative.loadClass("com.sun.jna.Native")).getSymbolicName());
+    }
+
+    @Test
+    public void theBundlesKarafRunsAreTheKarsOwn() throws Exception {
+        // not an older SNAPSHOT from the local repository (bnd's qualifier is the build time to the minute): the
+        // Bundle-Version Karaf runs is that of the jar inside the KAR the README's steps installed
+        try (JarFile kar = new JarFile(new File(KAR))) {
+            for (String artifact : List.of("rdma-native", "rdma-osgi")) {
+                Bundle running = bundle("rdma-native".equals(artifact) ? NATIVE_BUNDLE : OSGI_BUNDLE);
+                var jar = kar.stream().filter(e -> e.getName().matches("repository/org/rdmaconnector/" + artifact
+                        + "/[^/]+/" + artifact + "-[^/]+\\.jar"))
+                        .findFirst().orElseThrow(() -> new AssertionError(KAR + " holds no " + artifact + " jar"));
+                try (var in = new java.util.jar.JarInputStream(kar.getInputStream(jar))) {
+                    assertEquals("Bundle-Version of " + jar.getName() + " in " + KAR,
+                            in.getManifest().getMainAttributes().getValue("Bundle-Version"),
+                            running.getVersion().toString());
+                }
+                assertTrue(running.getSymbolicName() + " was installed from " + running.getLocation(),
+                        running.getLocation().startsWith("mvn:org.rdmaconnector/" + artifact + "/"));
+            }
+        }
     }
 
     @Test

@@ -4,14 +4,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.File;
-import java.util.Collections;
 import java.util.List;
-import java.util.jar.JarFile;
-import java.util.jar.JarInputStream;
-import java.util.zip.ZipEntry;
 
 import org.junit.Test;
-import org.osgi.framework.Bundle;
 
 /**
  * The README's Karaf steps, as a new user runs them right after the README's two commands: they install the KAR that
@@ -42,26 +37,5 @@ public class ReadmeKarafStepsIT extends KarafTestSupport {
         }
         String devices = executeCommand("rdma:devices");
         assertTrue(devices, devices.startsWith(RdmaCommandsIT.NO_DEVICES));
-    }
-
-    @Test
-    public void theBundlesKarafRunsAreTheKarsOwn() throws Exception {
-        // not an older SNAPSHOT from the local repository (bnd's qualifier is the build time to the minute)
-        try (JarFile kar = new JarFile(new File(KAR))) {
-            for (String artifact : List.of("rdma-native", "rdma-osgi")) {
-                Bundle running = bundle("rdma-native".equals(artifact) ? NATIVE_BUNDLE : OSGI_BUNDLE);
-                ZipEntry jar = Collections.list(kar.entries()).stream()
-                        .filter(e -> e.getName().matches("repository/org/rdmaconnector/" + artifact + "/[^/]+/"
-                                + artifact + "-[^/]+\\.jar"))
-                        .findFirst().orElseThrow(() -> new AssertionError(KAR + " holds no " + artifact + " jar"));
-                try (JarInputStream in = new JarInputStream(kar.getInputStream(jar))) {
-                    assertEquals("Bundle-Version of " + jar.getName() + " in " + KAR,
-                            in.getManifest().getMainAttributes().getValue("Bundle-Version"),
-                            running.getVersion().toString());
-                }
-                assertTrue(running.getSymbolicName() + " was installed from " + running.getLocation(),
-                        running.getLocation().startsWith("mvn:org.rdmaconnector/" + artifact + "/"));
-            }
-        }
     }
 }
