@@ -4,9 +4,9 @@ import java.util.List;
 import org.apache.karaf.shell.api.action.Action;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
 /** {@code rdma:devices}: the RDMA devices libibverbs lists, or why there are none. */
 @Service

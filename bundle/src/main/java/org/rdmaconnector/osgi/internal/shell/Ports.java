@@ -3,11 +3,11 @@ package org.rdmaconnector.osgi.internal.shell;
 import org.apache.karaf.shell.api.action.Action;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.rdmaconnector.connector.PortAttributes;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
-import org.rdmaconnector.verbs.PortAttributes;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
 /** {@code rdma:ports}: each device's ports with their state, MTU and link layer. */
 @Service

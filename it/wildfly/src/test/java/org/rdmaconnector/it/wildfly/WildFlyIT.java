@@ -81,7 +81,7 @@ public class WildFlyIT {
                   <config-property-type>java.lang.Integer</config-property-type>
                   <config-property-value>3</config-property-value>
                 </config-property>
-                <connectionfactory-interface>org.rdmaconnector.ra.RdmaConnectionFactory</connectionfactory-interface>
+                <connectionfactory-interface>org.rdmaconnector.connector.RdmaConnectionFactory</connectionfactory-interface>
                 <connectionfactory-impl-class>org.rdmaconnector.ra.RdmaConnectionFactoryImpl</connectionfactory-impl-class>
                 <connection-interface>org.rdmaconnector.connector.RdmaConnection</connection-interface>
                 <connection-impl-class>org.rdmaconnector.connector.spi.ConnectionHandle</connection-impl-class>
