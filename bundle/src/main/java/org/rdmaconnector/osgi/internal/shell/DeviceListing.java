@@ -1,9 +1,9 @@
 package org.rdmaconnector.osgi.internal.shell;
 
 import java.util.List;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
 /**
  * The RDMA devices libibverbs lists, or why there are none: the list cannot be read (no RDMA in the kernel, rdma-core

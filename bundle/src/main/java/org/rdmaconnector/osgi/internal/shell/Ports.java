@@ -6,10 +6,10 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.apache.karaf.shell.support.table.ShellTable;
+import org.rdmaconnector.connector.PortAttributes;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
-import org.rdmaconnector.verbs.PortAttributes;
-import org.rdmaconnector.verbs.RdmaException;
 
 /** {@code rdma:ports [device]}: the ports of every device, or of one, with state, active MTU and link layer. */
 @Service

@@ -8,18 +8,17 @@ import static org.junit.Assert.assertTrue;
 import java.io.File;
 import java.util.List;
 import java.util.jar.JarFile;
-
 import org.apache.karaf.features.Feature;
 import org.apache.karaf.features.Repository;
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.FrameworkUtil;
-import org.osgi.framework.wiring.BundleWire;
 import org.osgi.framework.wiring.BundleRevision;
+import org.osgi.framework.wiring.BundleWire;
 import org.osgi.framework.wiring.BundleWiring;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
 /**
  * The rdma-connector feature in Karaf: it installs from its Maven URL, rdma-native runs, and calling into it from
