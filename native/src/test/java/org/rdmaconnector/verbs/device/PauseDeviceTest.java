@@ -14,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
@@ -21,7 +22,6 @@ import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ListenerSettings;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.TestProbes;
 
 /**

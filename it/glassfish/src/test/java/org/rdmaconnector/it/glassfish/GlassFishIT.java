@@ -152,15 +152,15 @@ class GlassFishIT {
 
         assertTrue(lines.contains("injected true"), body);
 
-        // The adapter's own ResourceException (RdmaManagedConnectionFactory.createManagedConnection): error code
-        // the errno's name, message naming the device and the failed call with the same errno. No device name is
+        // The RdmaException of the one factory type (RdmaConnectionFactory, as in OSGi): errnoName() the errno's
+        // name, message naming the device and the failed call with the same errno. No device name is
         // configured, so it is the first device with port 1 ACTIVE. This host has no RDMA in the kernel: ENOSYS
         // from ibv_get_device_list; a kernel with RDMA but no device answers ENODEV.
         String connection = lines.stream().filter(l -> l.startsWith("connection")).findFirst().orElse("(none)");
         Matcher error = Pattern.compile("^connection-error (ENOSYS|ENODEV) cannot open RDMA channels on the first "
             + "device with port 1 ACTIVE: \\w+ failed: (\\w+) \\((\\d+)\\): .+").matcher(connection);
         assertTrue(error.matches(), "getConnection fails with the adapter's message and errno; got: " + connection);
-        assertEquals(error.group(1), error.group(2), "the error code is the errno the message names: " + connection);
+        assertEquals(error.group(1), error.group(2), "errnoName() is the errno the message names: " + connection);
 
         // One activation per MDB, both on the listener of their activation config, waiting with the errno named.
         List<String> activations = lines.stream().filter(l -> l.startsWith("activation ")).toList();
