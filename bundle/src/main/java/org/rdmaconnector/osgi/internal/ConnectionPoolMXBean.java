@@ -1,8 +1,8 @@
 package org.rdmaconnector.osgi.internal;
 
 /**
- * A pooled connection factory (one factory configuration) as JMX shows it
- * ({@code org.rdmaconnector:type=ConnectionPool,pid="..."}): its configuration, device and counters.
+ * A pooled connection factory (one factory configuration, a {@link org.rdmaconnector.osgi.ConnectionPool}) as JMX
+ * shows it ({@code org.rdmaconnector:type=ConnectionPool,pid="..."}): its configuration, device and counters.
  */
 public interface ConnectionPoolMXBean {
     /** The factory configuration's PID. */
