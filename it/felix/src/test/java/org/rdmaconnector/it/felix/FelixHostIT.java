@@ -16,7 +16,8 @@ import org.osgi.framework.Bundle;
 
 /**
  * rdma-osgi in an embedded Felix on the host (no RDMA device), for what boots faster here than in Karaf: a service
- * registered as both listener types is activated and waits for the device, a changed port moves it, stopping the
+ * registered as both listener types is activated and waits for the device, a changed port moves it, its
+ * rdma.deliveryActive and rdma.setup* properties start it paused and make it give up (JMX), stopping the
  * bundle leaves no thread or MBean behind, and a start and stop of the bundle no file descriptor either.
  */
 class FelixHostIT {
@@ -45,6 +46,18 @@ class FelixHostIT {
             FelixRig.await("the activation moved to port 7992", () -> only(activations(7992)));
             assertEquals(Set.of(), activations(7991), "the old port's activation is gone");
 
+            // service properties as text, as a configuration file gives them: started paused, retried twice
+            felix.probe("setProperties", Map.of("id", id, "properties", Map.of("rdma.address", "10.0.0.1",
+                "rdma.port", 7992, "rdma.receiveBufferCount", 4, "rdma.deliveryActive", "false",
+                "rdma.setupAttempts", "2", "rdma.setupIntervalMillis", "50")));
+            ObjectName paused = FelixRig.await("the activation given up after 2 tries, paused", () -> {
+                ObjectName name = only(activations(7992));
+                return name != null && "GAVE_UP".equals(attribute(name, "State")) ? name : null;
+            });
+            assertEquals(false, JMX.getAttribute(paused, "DeliveryActive"));
+            assertEquals(true, JMX.invoke(paused, "resumeDelivery", null, null));
+            assertEquals(true, JMX.getAttribute(paused, "DeliveryActive"));
+
             Bundle osgi = felix.bundle(FelixRig.OSGI);
             assertEquals(List.of("rdma-event-loop-1"), leaks.newRdmaThreads().stream()
                 .filter(n -> n.startsWith("rdma-event-loop")).toList(), "one engine loop while active");
@@ -71,6 +84,16 @@ class FelixHostIT {
                 + "\",*"), null);
         } catch (javax.management.MalformedObjectNameException e) {
             throw new IllegalArgumentException(e);
+        }
+    }
+
+    private static Object attribute(ObjectName name, String attribute) {
+        try {
+            return JMX.getAttribute(name, attribute);
+        } catch (javax.management.InstanceNotFoundException e) {
+            return null; // re-activated meanwhile
+        } catch (javax.management.JMException e) {
+            throw new IllegalStateException(e);
         }
     }
 
