@@ -13,6 +13,9 @@ import org.rdmaconnector.verbs.jna.Mem;
  * now).
  */
 public final class RdmaErrors {
+    /** What ENODEV means when a device list is empty, in every message that says so. */
+    public static final String NO_DEVICE = "no RDMA device is present on this machine";
+
     private static final String MEMLOCK_ADVICE = "raise the locked-memory limit (ulimit -l; LimitMEMLOCK= for a "
         + "systemd service; the container's memlock ulimit)";
     private static final String QUEUE_ENOMEM = "out of memory, which for RDMA is most often the locked-memory limit "
@@ -23,7 +26,7 @@ public final class RdmaErrors {
 
     // What a given errno means for a given call, where strerror(3) would mislead; "*" for any call.
     private static final Map<String, String> EXPLANATIONS = Map.ofEntries(
-        Map.entry("*/" + Layout.ENODEV, "no RDMA device is present on this machine"),
+        Map.entry("*/" + Layout.ENODEV, NO_DEVICE),
         Map.entry("*/" + Layout.ENOSYS, "the kernel has no RDMA support (no ib_uverbs; load the RDMA modules or add a "
             + "Soft-RoCE device with 'rdma link add')"),
         Map.entry("ibv_destroy_comp_channel/" + Layout.EBUSY, "completion queues are still attached to this channel;"

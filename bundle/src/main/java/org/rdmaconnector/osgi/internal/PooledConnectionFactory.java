@@ -26,6 +26,7 @@ import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
 import org.rdmaconnector.osgi.ConnectionPool;
 import org.rdmaconnector.verbs.Rdma;
+import org.rdmaconnector.verbs.RdmaErrors;
 
 /**
  * One pooled connection factory per factory configuration of {@value ConnectionPool#FACTORY_PID}. A
@@ -139,7 +140,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory, Connectio
     private static String missingDevice(ChannelSettings channels) {
         try {
             if (channels.deviceName() == null) {
-                return Rdma.devices().isEmpty() ? "no RDMA device is present on this machine" : null;
+                return Rdma.devices().isEmpty() ? RdmaErrors.NO_DEVICE : null;
             }
             Rdma.device(channels.deviceName());
             return null;

@@ -177,8 +177,7 @@ public final class DeviceRegistry implements AutoCloseable {
     private static String firstActive(int portNumber) {
         List<Device> devices = Rdma.devices(); // ENOSYS: the kernel has no RDMA support
         if (devices.isEmpty()) {
-            throw RdmaErrors.explained("ibv_get_device_list", Layout.ENODEV,
-                "no RDMA device is present on this machine");
+            throw RdmaErrors.explained("ibv_get_device_list", Layout.ENODEV, RdmaErrors.NO_DEVICE);
         }
         List<String> states = new ArrayList<>();
         for (Device device : devices) {

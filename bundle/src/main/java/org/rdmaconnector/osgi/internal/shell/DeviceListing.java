@@ -4,6 +4,7 @@ import java.util.List;
 import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.Rdma;
+import org.rdmaconnector.verbs.RdmaErrors;
 
 /**
  * The RDMA devices libibverbs lists, or why there are none: the list cannot be read (no RDMA in the kernel, rdma-core
@@ -13,7 +14,7 @@ import org.rdmaconnector.verbs.Rdma;
  * @param whyNone null when there are devices, else one sentence for people
  */
 record DeviceListing(List<Device> devices, String whyNone) {
-    static final String NO_DEVICE = "no RDMA device is present on this machine";
+    static final String NO_DEVICE = RdmaErrors.NO_DEVICE;
 
     static DeviceListing read() {
         try {
