@@ -2,8 +2,8 @@ package org.rdmaconnector.bench;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.verbs.CmEvent;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.ConnectionParameters;

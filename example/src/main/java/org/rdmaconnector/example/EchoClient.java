@@ -6,9 +6,9 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
 import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.RdmaConnectionFactory;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
-import org.rdmaconnector.ra.RdmaConnectionFactory;
 
 /**
  * The client: takes a pooled connection from the injected factory, connects to an echo service, and for each message

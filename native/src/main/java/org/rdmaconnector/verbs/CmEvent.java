@@ -1,5 +1,7 @@
 package org.rdmaconnector.verbs;
 
+import org.rdmaconnector.connector.CmEventType;
+
 /**
  * A communication manager event ({@code struct rdma_cm_event}, rdma_get_cm_event(3)). Everything in it was copied
  * before the event was acknowledged (rdma_ack_cm_event(3)), so it stays valid and nothing is left to ack.

@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs;
 import com.sun.jna.Memory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 import org.rdmaconnector.verbs.jna.RdmaCma;
@@ -59,7 +60,7 @@ public final class CmId extends NativeResource {
             Mem.clear(sockaddr, Scratch.SIZE);
             SocketAddresses.write(address, sockaddr, "address");
             if (RdmaCma.rdma_bind_addr(id, sockaddr) != 0) {
-                throw RdmaException.lastError("rdma_bind_addr", String.valueOf(address));
+                throw RdmaErrors.lastError("rdma_bind_addr", String.valueOf(address));
             }
         } finally {
             release();
@@ -78,7 +79,7 @@ public final class CmId extends NativeResource {
         acquire();
         try {
             if (RdmaCma.rdma_listen(id, backlog) != 0) {
-                throw RdmaException.lastError("rdma_listen", String.valueOf(localAddressUnlocked()));
+                throw RdmaErrors.lastError("rdma_listen", String.valueOf(localAddressUnlocked()));
             }
         } finally {
             release();
@@ -104,7 +105,7 @@ public final class CmId extends NativeResource {
             }
             SocketAddresses.write(destination, dst, "destination");
             if (RdmaCma.rdma_resolve_addr(id, source == null ? 0 : src, dst, millis) != 0) {
-                throw RdmaException.lastError("rdma_resolve_addr", String.valueOf(destination));
+                throw RdmaErrors.lastError("rdma_resolve_addr", String.valueOf(destination));
             }
         } finally {
             release();
@@ -117,7 +118,7 @@ public final class CmId extends NativeResource {
         acquire();
         try {
             if (RdmaCma.rdma_resolve_route(id, millis) != 0) {
-                throw RdmaException.lastError("rdma_resolve_route", String.valueOf(peerAddressUnlocked()));
+                throw RdmaErrors.lastError("rdma_resolve_route", String.valueOf(peerAddressUnlocked()));
             }
         } finally {
             release();
@@ -180,7 +181,7 @@ public final class CmId extends NativeResource {
                 attr.setInt(Layout.IBV_QP_INIT_ATTR_CAP_MAX_INLINE_DATA, capabilities.maxInlineData());
                 attr.setInt(Layout.IBV_QP_INIT_ATTR_QP_TYPE, Layout.IBV_QPT_RC);
                 if (RdmaCma.rdma_create_qp(id, pd.address(), Mem.address(attr)) != 0) {
-                    throw RdmaException.lastError("rdma_create_qp", capabilities.toString());
+                    throw RdmaErrors.lastError("rdma_create_qp", capabilities.toString());
                 }
                 QueuePairCapabilities granted = new QueuePairCapabilities(
                     attr.getInt(Layout.IBV_QP_INIT_ATTR_CAP_MAX_SEND_WR),
@@ -220,7 +221,7 @@ public final class CmId extends NativeResource {
             long value = Scratch.address();
             Mem.putByte(value, (byte) exponent);
             if (RdmaCma.rdma_set_option(id, Layout.RDMA_OPTION_ID, Layout.RDMA_OPTION_ID_ACK_TIMEOUT, value, 1) != 0) {
-                throw RdmaException.lastError("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)",
+                throw RdmaErrors.lastError("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)",
                     String.valueOf(peerAddressUnlocked()));
             }
         } finally {
@@ -260,7 +261,7 @@ public final class CmId extends NativeResource {
             param.setInt(Layout.RDMA_CONN_PARAM_QP_NUM, parameters.qpNumber());
             int rc = function.equals("rdma_connect") ? RdmaCma.rdma_connect(id, base) : RdmaCma.rdma_accept(id, base);
             if (rc != 0) {
-                throw RdmaException.lastError(function, String.valueOf(peerAddressUnlocked()));
+                throw RdmaErrors.lastError(function, String.valueOf(peerAddressUnlocked()));
             }
         } finally {
             release();
@@ -299,7 +300,7 @@ public final class CmId extends NativeResource {
         try (Memory memory = Mem.allocate(Math.max(1, data.length))) {
             memory.write(0, data, 0, data.length);
             if (RdmaCma.rdma_reject(id, data.length == 0 ? 0 : Mem.address(memory), (byte) data.length) != 0) {
-                throw RdmaException.lastError("rdma_reject", String.valueOf(peerAddressUnlocked()));
+                throw RdmaErrors.lastError("rdma_reject", String.valueOf(peerAddressUnlocked()));
             }
         } finally {
             release();
@@ -315,7 +316,7 @@ public final class CmId extends NativeResource {
         acquire();
         try {
             if (RdmaCma.rdma_disconnect(id) != 0) {
-                throw RdmaException.lastError("rdma_disconnect", String.valueOf(peerAddressUnlocked()));
+                throw RdmaErrors.lastError("rdma_disconnect", String.valueOf(peerAddressUnlocked()));
             }
         } finally {
             release();
@@ -338,7 +339,7 @@ public final class CmId extends NativeResource {
                     return;
                 }
                 if (RdmaCma.rdma_migrate_id(id, to.address()) != 0) {
-                    throw RdmaException.lastError("rdma_migrate_id", null);
+                    throw RdmaErrors.lastError("rdma_migrate_id", null);
                 }
                 to.register(id, this);
                 from.unregister(id, this);
@@ -425,7 +426,7 @@ public final class CmId extends NativeResource {
         // request's id, whose CONNECT_REQUEST must not find this closed object (seen under connect/close churn)
         channel.unregister(id, this);
         if (RdmaCma.rdma_destroy_id(id) != 0) {
-            throw RdmaException.lastError("rdma_destroy_id", null);
+            throw RdmaErrors.lastError("rdma_destroy_id", null);
         }
     }
 

@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -58,7 +59,7 @@ public final class CompletionChannel extends FdChannel {
             if (errno == Layout.EAGAIN) {
                 return 0;
             }
-            throw new RdmaException("ibv_get_cq_event", errno, description());
+            throw RdmaErrors.of("ibv_get_cq_event", errno, description());
         }
         return Mem.getLong(address);
     }
@@ -117,7 +118,7 @@ public final class CompletionChannel extends FdChannel {
     protected void destroy() {
         int rc = IbVerbs.ibv_destroy_comp_channel(channel);
         if (rc != 0) {
-            throw RdmaException.fromReturnCode("ibv_destroy_comp_channel", rc,
+            throw RdmaErrors.fromReturnCode("ibv_destroy_comp_channel", rc,
                 queues.size() + " completion queue(s) attached");
         }
     }

@@ -3,6 +3,8 @@ package org.rdmaconnector.verbs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Mem;
 
@@ -63,7 +65,7 @@ public final class CompletionQueue extends NativeResource {
         try {
             int rc = context.ops().ibv_req_notify_cq(cq, solicitedOnly ? 1 : 0);
             if (rc != 0) {
-                throw RdmaException.fromReturnCode("ibv_req_notify_cq", rc, context.deviceName());
+                throw RdmaErrors.fromReturnCode("ibv_req_notify_cq", rc, context.deviceName());
             }
         } finally {
             release();
@@ -85,7 +87,7 @@ public final class CompletionQueue extends NativeResource {
             if (n < 0) {
                 into.filled(0);
                 // providers return -1 with errno set, or a negative errno
-                throw new RdmaException("ibv_poll_cq", n == -1 ? Mem.errno() : -n, context.deviceName());
+                throw RdmaErrors.of("ibv_poll_cq", n == -1 ? Mem.errno() : -n, context.deviceName());
             }
             into.filled(n);
             return n;
@@ -169,7 +171,7 @@ public final class CompletionQueue extends NativeResource {
             synchronized (counting) {
                 destroying = false; // the queue stays open: count events again
             }
-            throw RdmaException.fromReturnCode("ibv_destroy_cq", rc, context.deviceName());
+            throw RdmaErrors.fromReturnCode("ibv_destroy_cq", rc, context.deviceName());
         }
         if (channel != null) {
             channel.detach(cq);

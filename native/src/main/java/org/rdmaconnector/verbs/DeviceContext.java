@@ -4,6 +4,9 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.rdmaconnector.connector.DeviceAttributes;
+import org.rdmaconnector.connector.PortAttributes;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -51,7 +54,7 @@ public final class DeviceContext extends NativeResource {
         try (Memory count = Mem.allocate(4)) {
             long list = RdmaCma.rdma_get_devices(Mem.address(count));
             if (list == 0) {
-                throw RdmaException.lastError("rdma_get_devices", "device " + deviceName);
+                throw RdmaErrors.lastError("rdma_get_devices", "device " + deviceName);
             }
             int n = count.getInt(0);
             int found = -1;
@@ -65,7 +68,7 @@ public final class DeviceContext extends NativeResource {
             }
             if (found < 0) {
                 DeviceList.giveBack(list);
-                throw RdmaException.explained("rdma_get_devices", Layout.ENODEV,
+                throw RdmaErrors.explained("rdma_get_devices", Layout.ENODEV,
                     "no device named '" + deviceName + "'; present: [" + present + "]");
             }
             return keepOnly(list, n, found);
@@ -110,7 +113,7 @@ public final class DeviceContext extends NativeResource {
         try (Memory count = Mem.allocate(4)) {
             long list = IbVerbs.ibv_get_device_list(Mem.address(count));
             if (list == 0) {
-                throw RdmaException.lastError("ibv_get_device_list", "device " + deviceName);
+                throw RdmaErrors.lastError("ibv_get_device_list", "device " + deviceName);
             }
             try {
                 for (int i = 0; i < count.getInt(0); i++) {
@@ -118,12 +121,12 @@ public final class DeviceContext extends NativeResource {
                     if (deviceName.equals(Mem.string(IbVerbs.ibv_get_device_name(device)))) {
                         long context = IbVerbs.ibv_open_device(device);
                         if (context == 0) {
-                            throw RdmaException.lastError("ibv_open_device", "device " + deviceName);
+                            throw RdmaErrors.lastError("ibv_open_device", "device " + deviceName);
                         }
                         return new DeviceContext(context, true, 0);
                     }
                 }
-                throw RdmaException.explained("ibv_get_device_list", Layout.ENODEV, "no device named '" + deviceName
+                throw RdmaErrors.explained("ibv_get_device_list", Layout.ENODEV, "no device named '" + deviceName
                     + "'");
             } finally {
                 IbVerbs.ibv_free_device_list(list);
@@ -156,7 +159,7 @@ public final class DeviceContext extends NativeResource {
         try (Memory attr = Mem.allocate(Layout.SIZEOF_IBV_DEVICE_ATTR)) {
             int rc = IbVerbs.ibv_query_device(context, Mem.address(attr));
             if (rc != 0) {
-                throw RdmaException.fromReturnCode("ibv_query_device", rc, deviceName());
+                throw RdmaErrors.fromReturnCode("ibv_query_device", rc, deviceName());
             }
             byte[] fw = attr.getByteArray(Layout.IBV_DEVICE_ATTR_FW_VER, 64);
             int len = 0;
@@ -190,7 +193,7 @@ public final class DeviceContext extends NativeResource {
         try (Memory attr = Mem.allocate(Layout.SIZEOF_IBV_PORT_ATTR)) {
             int rc = IbVerbs.ibv_query_port(context, (byte) portNumber, Mem.address(attr));
             if (rc != 0) {
-                throw RdmaException.fromReturnCode("ibv_query_port", rc,
+                throw RdmaErrors.fromReturnCode("ibv_query_port", rc,
                     deviceName() + " port " + portNumber);
             }
             return new PortAttributes(portNumber, attr.getInt(Layout.IBV_PORT_ATTR_STATE),
@@ -220,7 +223,7 @@ public final class DeviceContext extends NativeResource {
         try {
             long pd = IbVerbs.ibv_alloc_pd(context);
             if (pd == 0) {
-                throw RdmaException.lastError("ibv_alloc_pd", deviceName());
+                throw RdmaErrors.lastError("ibv_alloc_pd", deviceName());
             }
             return new ProtectionDomain(this, pd);
         } finally {
@@ -234,7 +237,7 @@ public final class DeviceContext extends NativeResource {
         try {
             long channel = IbVerbs.ibv_create_comp_channel(context);
             if (channel == 0) {
-                throw RdmaException.lastError("ibv_create_comp_channel", deviceName());
+                throw RdmaErrors.lastError("ibv_create_comp_channel", deviceName());
             }
             return new CompletionChannel(this, channel);
         } finally {
@@ -273,7 +276,7 @@ public final class DeviceContext extends NativeResource {
                 long cq = IbVerbs.ibv_create_cq(context, minEntries, 0, channel == null ? 0 : channel.address(),
                     completionVector);
                 if (cq == 0) {
-                    throw RdmaException.lastError("ibv_create_cq", deviceName() + ", " + minEntries + " entries");
+                    throw RdmaErrors.lastError("ibv_create_cq", deviceName() + ", " + minEntries + " entries");
                 }
                 return new CompletionQueue(this, channel, cq);
             } finally {
@@ -325,7 +328,7 @@ public final class DeviceContext extends NativeResource {
                 if (errno == Layout.EAGAIN) {
                     return null;
                 }
-                throw new RdmaException("ibv_get_async_event", errno, deviceName());
+                throw RdmaErrors.of("ibv_get_async_event", errno, deviceName());
             }
             int type = event.getInt(Layout.IBV_ASYNC_EVENT_EVENT_TYPE);
             AsyncEventType kind = AsyncEventType.of(type);
@@ -350,7 +353,7 @@ public final class DeviceContext extends NativeResource {
         if (owned) {
             int rc = IbVerbs.ibv_close_device(context);
             if (rc != 0) {
-                throw RdmaException.fromReturnCode("ibv_close_device", rc, deviceName());
+                throw RdmaErrors.fromReturnCode("ibv_close_device", rc, deviceName());
             }
             return;
         }

@@ -2,6 +2,8 @@ package org.rdmaconnector.verbs;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.rdmaconnector.connector.CmEventType;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 import org.rdmaconnector.verbs.jna.RdmaCma;
@@ -33,7 +35,7 @@ public final class EventChannel extends FdChannel {
         Rdma.ensureAvailable();
         long channel = RdmaCma.rdma_create_event_channel();
         if (channel == 0) {
-            throw RdmaException.lastError("rdma_create_event_channel", null);
+            throw RdmaErrors.lastError("rdma_create_event_channel", null);
         }
         return new EventChannel(channel);
     }
@@ -52,7 +54,7 @@ public final class EventChannel extends FdChannel {
                     if (errno == Layout.EAGAIN) {
                         return null;
                     }
-                    throw new RdmaException("rdma_get_cm_event", errno, description());
+                    throw RdmaErrors.of("rdma_get_cm_event", errno, description());
                 }
                 long event = Mem.getLong(out);
                 CmEvent copy;
@@ -104,7 +106,7 @@ public final class EventChannel extends FdChannel {
         try {
             long out = Scratch.address();
             if (RdmaCma.rdma_create_id(channel, out, 0, portSpace.value()) != 0) {
-                throw RdmaException.lastError("rdma_create_id", portSpace.name());
+                throw RdmaErrors.lastError("rdma_create_id", portSpace.name());
             }
             return new CmId(this, Mem.getLong(out), portSpace);
         } finally {

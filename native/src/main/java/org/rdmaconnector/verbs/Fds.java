@@ -2,6 +2,7 @@ package org.rdmaconnector.verbs;
 
 import com.sun.jna.Memory;
 import java.time.Duration;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.LibC;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -14,18 +15,18 @@ final class Fds {
     static void setNonBlocking(int fd, boolean nonBlocking, String what) {
         int flags = LibC.fcntl(fd, Layout.F_GETFL, 0);
         if (flags < 0) {
-            throw RdmaException.lastError("fcntl", what);
+            throw RdmaErrors.lastError("fcntl", what);
         }
         int wanted = nonBlocking ? flags | Layout.O_NONBLOCK : flags & ~Layout.O_NONBLOCK;
         if (wanted != flags && LibC.fcntl(fd, Layout.F_SETFL, wanted) < 0) {
-            throw RdmaException.lastError("fcntl", what);
+            throw RdmaErrors.lastError("fcntl", what);
         }
     }
 
     static boolean isNonBlocking(int fd, String what) {
         int flags = LibC.fcntl(fd, Layout.F_GETFL, 0);
         if (flags < 0) {
-            throw RdmaException.lastError("fcntl", what);
+            throw RdmaErrors.lastError("fcntl", what);
         }
         return (flags & Layout.O_NONBLOCK) != 0;
     }
@@ -44,7 +45,7 @@ final class Fds {
                 }
                 int errno = Mem.errno();
                 if (errno != Layout.EINTR) {
-                    throw new RdmaException("poll", errno, what);
+                    throw RdmaErrors.of("poll", errno, what);
                 }
                 millis = (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
             }

@@ -1,15 +1,17 @@
 package org.rdmaconnector.verbs;
 
 import java.nio.ByteBuffer;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 
 /**
  * A registered memory region ({@code struct ibv_mr}, ibv_reg_mr(3)) over a direct buffer. Work requests name a
- * range of it by offset and length. Closed before its protection domain. Thread-safe.
+ * range of it by offset and length. Closed before its protection domain. Thread-safe. The verbs object behind the
+ * API's {@link org.rdmaconnector.connector.MemoryRegion}.
  */
-public final class MemoryRegion extends NativeResource {
+public final class MemoryRegion extends NativeResource implements org.rdmaconnector.connector.MemoryRegion {
     private final ProtectionDomain pd;
     private final long mr;
     private final ByteBuffer buffer;
@@ -33,26 +35,31 @@ public final class MemoryRegion extends NativeResource {
     }
 
     /** The registered memory: a buffer of {@link #length()} bytes, position 0 (a duplicate each call). */
+    @Override
     public ByteBuffer buffer() {
         return buffer.duplicate();
     }
 
     /** The length in bytes. */
+    @Override
     public int length() {
         return buffer.capacity();
     }
 
     /** The local key. */
+    @Override
     public int lkey() {
         return lkey;
     }
 
     /** The remote key, for peers' RDMA reads and writes. */
+    @Override
     public int rkey() {
         return rkey;
     }
 
     /** The virtual address of the first byte, for peers' RDMA reads and writes. */
+    @Override
     public long remoteAddress() {
         return address;
     }
@@ -70,7 +77,7 @@ public final class MemoryRegion extends NativeResource {
     protected void destroy() {
         int rc = IbVerbs.ibv_dereg_mr(mr);
         if (rc != 0) {
-            throw RdmaException.fromReturnCode("ibv_dereg_mr", rc, null);
+            throw RdmaErrors.fromReturnCode("ibv_dereg_mr", rc, null);
         }
     }
 }

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rdmaconnector.connector.RdmaException;
 
 /**
  * A node of the ownership tree (after rdma-core's pyverbs): every verbs/CM object registers with the objects it

@@ -4,6 +4,7 @@ import com.sun.jna.Native;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 
 /**
@@ -53,7 +54,7 @@ public final class ProtectionDomain extends NativeResource {
         try {
             long mr = IbVerbs.ibv_reg_mr(pd, address, region.capacity(), Access.flags(access));
             if (mr == 0) {
-                throw RdmaException.lastError("ibv_reg_mr", region.capacity() + " bytes on " + context.deviceName());
+                throw RdmaErrors.lastError("ibv_reg_mr", region.capacity() + " bytes on " + context.deviceName());
             }
             return new MemoryRegion(this, mr, region, address);
         } finally {
@@ -74,7 +75,7 @@ public final class ProtectionDomain extends NativeResource {
     protected void destroy() {
         int rc = IbVerbs.ibv_dealloc_pd(pd);
         if (rc != 0) {
-            throw RdmaException.fromReturnCode("ibv_dealloc_pd", rc, context.deviceName());
+            throw RdmaErrors.fromReturnCode("ibv_dealloc_pd", rc, context.deviceName());
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.rdmaconnector.verbs;
 
 import com.sun.jna.Memory;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 import org.rdmaconnector.verbs.jna.RdmaCma;
@@ -106,7 +107,7 @@ public final class QueuePair extends NativeResource {
                 Mem.putInt(wr + Layout.IBV_SEND_WR_WR_RDMA_RKEY, rkey);
                 int rc = context.ops().ibv_post_send(qp, wr, bad);
                 if (rc != 0) {
-                    throw RdmaException.fromReturnCode("ibv_post_send", rc,
+                    throw RdmaErrors.fromReturnCode("ibv_post_send", rc,
                         "qp " + qpNumber + ", " + length + " bytes; the send queue holds " + capabilities.maxSendWr());
                 }
             }
@@ -135,7 +136,7 @@ public final class QueuePair extends NativeResource {
                 Mem.putInt(wr + Layout.IBV_RECV_WR_NUM_SGE, 1);
                 int rc = context.ops().ibv_post_recv(qp, wr, bad);
                 if (rc != 0) {
-                    throw RdmaException.fromReturnCode("ibv_post_recv", rc,
+                    throw RdmaErrors.fromReturnCode("ibv_post_recv", rc,
                         "qp " + qpNumber + "; the receive queue holds " + capabilities.maxRecvWr());
                 }
             }

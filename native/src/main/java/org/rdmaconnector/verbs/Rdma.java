@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs;
 import com.sun.jna.Memory;
 import java.util.ArrayList;
 import java.util.List;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Errno;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
@@ -88,7 +89,7 @@ public final class Rdma {
         try (Memory count = Mem.allocate(4)) {
             long list = IbVerbs.ibv_get_device_list(Mem.address(count));
             if (list == 0) {
-                throw RdmaException.lastError("ibv_get_device_list", null);
+                throw RdmaErrors.lastError("ibv_get_device_list", null);
             }
             try {
                 int n = count.getInt(0);
@@ -119,7 +120,7 @@ public final class Rdma {
                 return device;
             }
         }
-        throw RdmaException.explained("ibv_get_device_list", org.rdmaconnector.verbs.jna.Layout.ENODEV,
+        throw RdmaErrors.explained("ibv_get_device_list", org.rdmaconnector.verbs.jna.Layout.ENODEV,
             "no device named '" + name + "'; present: " + devices.stream().map(Device::name).toList());
     }
 }

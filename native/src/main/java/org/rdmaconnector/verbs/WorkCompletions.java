@@ -1,6 +1,8 @@
 package org.rdmaconnector.verbs;
 
 import com.sun.jna.Memory;
+import org.rdmaconnector.connector.WcOpcode;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 
@@ -40,7 +42,12 @@ public final class WorkCompletions implements AutoCloseable {
 
     /** A copy of entry {@code index}. */
     public WorkCompletion get(int index) {
-        return WorkCompletion.read(entry(index));
+        long wc = entry(index);
+        return new WorkCompletion(Mem.getLong(wc + Layout.IBV_WC_WR_ID), Mem.getInt(wc + Layout.IBV_WC_STATUS),
+            WcOpcode.of(Mem.getInt(wc + Layout.IBV_WC_OPCODE)), Mem.getInt(wc + Layout.IBV_WC_VENDOR_ERR),
+            Mem.getInt(wc + Layout.IBV_WC_BYTE_LEN), Integer.reverseBytes(Mem.getInt(wc + Layout.IBV_WC_IMM_DATA)),
+            Mem.getInt(wc + Layout.IBV_WC_QP_NUM), Mem.getInt(wc + Layout.IBV_WC_SRC_QP),
+            Mem.getInt(wc + Layout.IBV_WC_WC_FLAGS));
     }
 
     /** wr_id of entry {@code index}. */

@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.rdmaconnector.connector.CmEventType;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WcOpcode;
+import org.rdmaconnector.connector.WorkCompletion;
 
 /** Bad arguments throw IllegalArgumentException naming the argument and its range, before any native call. */
 class ArgumentValidationTest {
@@ -93,11 +97,11 @@ class ArgumentValidationTest {
 
     @Test
     void rdmaExceptionMessages() {
-        RdmaException busy = new RdmaException("ibv_destroy_comp_channel", 16, "1 completion queue(s) attached");
+        RdmaException busy = RdmaErrors.of("ibv_destroy_comp_channel", 16, "1 completion queue(s) attached");
         assertEquals("ibv_destroy_comp_channel failed: EBUSY (16): completion queues are still attached to this "
             + "channel; close them first [1 completion queue(s) attached]", busy.getMessage());
-        RdmaException generic = new RdmaException("rdma_connect", 110);
+        RdmaException generic = RdmaErrors.of("rdma_connect", 110);
         assertEquals("rdma_connect failed: ETIMEDOUT (110): Connection timed out", generic.getMessage());
-        assertEquals("errno 4000", new RdmaException("x", 4000).errnoName());
+        assertEquals("errno 4000", RdmaErrors.of("x", 4000).errnoName());
     }
 }

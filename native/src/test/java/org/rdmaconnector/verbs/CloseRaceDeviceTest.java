@@ -19,6 +19,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.device.Loopback;
 
 /**

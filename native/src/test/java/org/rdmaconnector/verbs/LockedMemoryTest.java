@@ -38,27 +38,27 @@ class LockedMemoryTest {
     @Test
     void anEnomemOfTheCallsThatPinMemoryExplainsTheLockedMemoryLimitInForce() {
         for (String function : new String[] {"ibv_alloc_pd", "ibv_create_cq", "ibv_create_qp", "rdma_create_qp"}) {
-            String message = new RdmaException(function, Layout.ENOMEM, "rxe0").getMessage();
+            String message = RdmaErrors.of(function, Layout.ENOMEM, "rxe0").getMessage();
             assertTrue(message.startsWith(function + " failed: ENOMEM (12): out of memory, which for RDMA is most "
                 + "often the locked-memory limit (RLIMIT_MEMLOCK"), message);
             assertTrue(message.contains("ulimit -l; LimitMEMLOCK= for a systemd service; the container's memlock"),
                 message);
             assertTrue(message.endsWith("; " + Rdma.lockedMemoryReport() + " [rxe0]"), message);
         }
-        String registration = new RdmaException("ibv_reg_mr", Layout.ENOMEM).getMessage();
+        String registration = RdmaErrors.of("ibv_reg_mr", Layout.ENOMEM).getMessage();
         assertTrue(registration.contains("cannot pin the memory; raise the locked-memory limit")
             && registration.endsWith(" or register less; " + Rdma.lockedMemoryReport()), registration);
     }
 
     @Test
     void anEnomemOfOtherCallsKeepsItsOwnMeaning() {
-        String message = new RdmaException("ibv_create_comp_channel", Layout.ENOMEM).getMessage();
+        String message = RdmaErrors.of("ibv_create_comp_channel", Layout.ENOMEM).getMessage();
         assertTrue(!message.contains("RLIMIT_MEMLOCK"), message);
     }
 
     @Test
     void aQueuePairRefusedAsInvalidNamesMaxInlineData() {
-        String message = new RdmaException("rdma_create_qp", Layout.EINVAL).getMessage();
+        String message = RdmaErrors.of("rdma_create_qp", Layout.EINVAL).getMessage();
         assertTrue(message.contains("max_qp_wr") && message.contains("MaxInlineData"), message);
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIf;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.RdmaException;
 
 /**
  * The ownership tree every verbs/CM object is a node of, driven with test nodes (no device on the host): the order
@@ -101,7 +102,7 @@ class OwnershipTreeTest {
     @Test
     void aFailingDestroyLeavesTheObjectOpenAndUsable() {
         Node channel = new Node("channel");
-        channel.failWith = new RdmaException("ibv_destroy_comp_channel", 16);
+        channel.failWith = RdmaErrors.of("ibv_destroy_comp_channel", 16);
         RdmaException e = assertThrows(RdmaException.class, channel::close);
         assertEquals("EBUSY", e.errnoName());
         assertFalse(channel.isClosed());

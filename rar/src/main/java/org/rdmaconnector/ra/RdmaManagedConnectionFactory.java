@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import javax.security.auth.Subject;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.SettingProblem;
-import org.rdmaconnector.verbs.RdmaException;
 
 /**
  * A connection definition: which device and port, and how the channel sets of its pool are sized. Every
@@ -80,9 +80,8 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         }
         try {
             return new RdmaManagedConnection(this, ChannelSet.open(settings, ra.devices(), ra.engine()));
-        } catch (RdmaException e) {
-            throw new RdmaResourceException("cannot open RDMA channels on " + settings.deviceDescription() + ": "
-                + e.getMessage(), e.errnoName(), e);
+        } catch (RdmaException e) { // its message names the device (ChannelSet.open)
+            throw new RdmaResourceException(e.getMessage(), e.errnoName(), e);
         } catch (RuntimeException | LinkageError e) {
             // settings the device does not allow (IllegalArgumentException), the adapter stopped: the application
             // sees the adapter's exception, not the server's generic wrapper of an unchecked one

@@ -1,7 +1,7 @@
 package org.rdmaconnector.ra;
 
 import jakarta.resource.ResourceException;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.connector.RdmaException;
 
 /**
  * Why the adapter could not open RDMA channels: the message names the device and the failing call with its errno,

@@ -1,5 +1,5 @@
 /**
- * The Jakarta Connectors 2.1 resource adapter: outbound, {@link org.rdmaconnector.ra.RdmaConnectionFactory} hands out
+ * The Jakarta Connectors 2.1 resource adapter: outbound, {@link org.rdmaconnector.connector.RdmaConnectionFactory} hands out
  * {@link org.rdmaconnector.connector.RdmaConnection} handles on pooled
  * {@link org.rdmaconnector.ra.RdmaManagedConnection}s; inbound, {@link org.rdmaconnector.ra.RdmaActivationSpec}
  * activates message endpoints implementing {@link org.rdmaconnector.connector.CmEventListener} or

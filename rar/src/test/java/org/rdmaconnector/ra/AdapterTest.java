@@ -1,6 +1,7 @@
 package org.rdmaconnector.ra;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,6 +22,8 @@ import org.rdmaconnector.connector.CmEventListener;
 import org.rdmaconnector.connector.CompletionListener;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.RdmaConnectionFactory;
+import org.rdmaconnector.connector.RdmaException;
 
 /**
  * The adapter's own logic on the build host (no RDMA device) with test doubles of the container: it starts its loop
@@ -61,13 +64,13 @@ class AdapterTest {
     @Test
     void aConnectionWithoutTheDeviceFailsWithTheDeviceAndErrnoNamed() throws Exception {
         RdmaConnectionFactory factory = (RdmaConnectionFactory) mcf("mlx5_0").createConnectionFactory();
-        RdmaResourceException e = assertThrows(RdmaResourceException.class, factory::getConnection);
+        RdmaException e = assertThrows(RdmaException.class, factory::getConnection);
         assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: rdma_get_devices failed: "
             + "ENODEV (19): no RDMA device is present on this machine"), e.getMessage());
-        assertEquals("ENODEV", e.getErrorCode());
-        assertEquals("rdma_get_devices", e.getFunction());
+        assertEquals("ENODEV", e.errnoName());
+        assertEquals("rdma_get_devices", e.function());
 
-        ResourceException first = assertThrows(ResourceException.class,
+        RdmaException first = assertThrows(RdmaException.class,
             () -> ((RdmaConnectionFactory) mcf(null).createConnectionFactory()).getConnection());
         assertTrue(first.getMessage().startsWith("cannot open RDMA channels on the first device with port 1 ACTIVE: "),
             first.getMessage());
@@ -83,22 +86,23 @@ class AdapterTest {
                 throw new ResourceException("IJ000453: Unable to get managed connection", e);
             }
         });
-        RdmaResourceException e = assertThrows(RdmaResourceException.class, factory::getConnection);
+        RdmaException e = assertThrows(RdmaException.class, factory::getConnection);
         assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: "), e.getMessage());
-        assertEquals("ENODEV", e.getErrorCode());
+        assertEquals("ENODEV", e.errnoName());
         assertEquals("IJ000453: Unable to get managed connection", e.getSuppressed()[0].getMessage());
     }
 
     @Test
-    void aConnectionAfterTheAdapterStoppedIsTheAdaptersErrorAndNotAnUncheckedOne() throws Exception {
+    void aConnectionAfterTheAdapterStoppedIsAnIllegalStateWithTheAdaptersReason() throws Exception {
         RdmaConnectionFactory factory = (RdmaConnectionFactory) mcf("mlx5_0").createConnectionFactory();
         ra.stop();
-        RdmaResourceException e = assertThrows(RdmaResourceException.class, factory::getConnection);
-        assertEquals("cannot open RDMA channels on device mlx5_0: the RDMA resource adapter is not started",
-            e.getMessage());
-        assertEquals(null, e.getErrorCode());
-        assertEquals(null, e.getFunction());
-        assertTrue(e.getCause() instanceof IllegalStateException);
+        IllegalStateException e = assertThrows(IllegalStateException.class, factory::getConnection);
+        assertEquals("no RDMA connection from RdmaConnectionFactory[device mlx5_0]: cannot open RDMA channels on "
+            + "device mlx5_0: the RDMA resource adapter is not started", e.getMessage());
+        RdmaResourceException adapter = assertInstanceOf(RdmaResourceException.class, e.getCause());
+        assertEquals(null, adapter.getErrorCode());
+        assertEquals(null, adapter.getFunction());
+        assertTrue(adapter.getCause() instanceof IllegalStateException);
     }
 
     @Test

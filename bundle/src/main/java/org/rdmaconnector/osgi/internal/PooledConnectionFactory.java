@@ -11,23 +11,27 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.rdmaconnector.connector.Completion;
 import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.RdmaConnectionFactory;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
-import org.rdmaconnector.osgi.RdmaConnectionFactory;
+import org.rdmaconnector.osgi.ConnectionPool;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
 /**
- * One pooled connection factory per factory configuration of {@value RdmaConnectionFactory#FACTORY_PID}. A
+ * One pooled connection factory per factory configuration of {@value ConnectionPool#FACTORY_PID}. A
  * configuration update replaces the pool (sets lent out finish on the old one); without a device the service still
  * registers and {@link #status()} says what is missing.
  */
-@Component(configurationPid = RdmaConnectionFactory.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
-    service = RdmaConnectionFactory.class)
+// immediate: a configuration is checked (and a missing device logged) when it comes, not at the first borrower; and a
+// look at the pool (rdma:pools) does not open and close it as a delayed component would be on get and unget
+@Component(configurationPid = ConnectionPool.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
+    service = {RdmaConnectionFactory.class, ConnectionPool.class}, immediate = true)
 @Designate(ocd = PooledConnectionFactory.Config.class, factory = true)
-public class PooledConnectionFactory implements RdmaConnectionFactory {
+public class PooledConnectionFactory implements RdmaConnectionFactory, ConnectionPool {
     private static final System.Logger LOG = System.getLogger(PooledConnectionFactory.class.getName());
 
     /** The configuration (metatype); the channel defaults are those of {@link ChannelSettings}. */
@@ -80,6 +84,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
     private RdmaRuntime runtime;
 
     private volatile PooledConnections pool;
+    private volatile Pool.Settings pooling;
     private volatile String description;
 
     @Activate
@@ -103,6 +108,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
         Pool.Settings pooling = new Pool.Settings(config.minPoolSize(), config.maxPoolSize(),
             Duration.ofSeconds(config.idleTimeoutSeconds()), Duration.ofMillis(config.borrowTimeoutMillis()));
         pool = new PooledConnections(channels, pooling, runtime.devices(), runtime.engine(), runtime.scheduler());
+        this.pooling = pooling;
         description = channels.deviceDescription() + ", pool " + pooling.minSize() + ".." + pooling.maxSize();
         String missing = missingDevice(channels);
         LOG.log(missing == null ? Level.INFO : Level.WARNING, "RDMA connection factory on " + description
@@ -128,6 +134,21 @@ public class PooledConnectionFactory implements RdmaConnectionFactory {
         if (p != null) {
             p.close();
         }
+    }
+
+    /** The settings of the pool's channel sets (device, port, queue sizes). */
+    public ChannelSettings channelSettings() {
+        return pool.channelSettings();
+    }
+
+    /** The pool's sizes and timeouts. */
+    public Pool.Settings poolSettings() {
+        return pooling;
+    }
+
+    /** Why no set can be opened now (the device is missing, with the errno), or null when the device is there. */
+    public String missingDevice() {
+        return missingDevice(pool.channelSettings());
     }
 
     @Override

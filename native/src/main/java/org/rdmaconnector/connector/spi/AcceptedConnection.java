@@ -9,10 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.rdmaconnector.connector.AcceptPolicy;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.InboundConnection;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
-import org.rdmaconnector.verbs.CmEventType;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**

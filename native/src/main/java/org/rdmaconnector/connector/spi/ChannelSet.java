@@ -13,12 +13,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.rdmaconnector.connector.ChannelSetInfo;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.CmEvent;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
@@ -29,7 +31,7 @@ import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.MemoryRegion;
 import org.rdmaconnector.verbs.PortSpace;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.engine.Sources;
@@ -143,7 +145,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     /**
      * Opens a set on the device and port of {@code settings}.
      *
-     * @throws RdmaException naming the device and errno when it is missing or a channel cannot be made
+     * @throws RdmaException when the device is missing or a channel cannot be made: the function and errno of the
+     *     call that failed, the message {@code cannot open RDMA channels on <device>: <the call's message>}
      * @throws IllegalArgumentException when the settings are invalid, or CqDepth, CompletionVector, MaxSendWr or
      *     MaxRecvWr are more than the device allows (naming the value and the device's limit)
      */
@@ -152,6 +155,9 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         AutoCloseableStack opened = new AutoCloseableStack();
         try {
             return new ChannelSet(settings, devices, engine, opened);
+        } catch (RdmaException e) {
+            opened.closeAll(e);
+            throw new RdmaException("cannot open RDMA channels on " + settings.deviceDescription(), e);
         } catch (RuntimeException | Error e) {
             opened.closeAll(e);
             throw e;
@@ -177,21 +183,16 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     }
 
     /** The CM event channel. */
-    @Override
     public EventChannel eventChannel() {
         return events;
     }
 
-    /** The completion channel. */
+    /** What an application may see of this set (see {@link ChannelSetInfo}). */
     @Override
-    public CompletionChannel completionChannel() {
-        return queues.completionChannel();
-    }
-
-    /** The completion queue. */
-    @Override
-    public CompletionQueue completionQueue() {
-        return queues.completionQueue();
+    public ChannelSetInfo info() {
+        return new ChannelSetInfo(state().name(), events.fd(), queues.completionChannel().fd(),
+            queues.completionQueue().capacity(), cmRegistration.eventsRead(), queues.completionsRead(),
+            registeredBytes());
     }
 
     /** Bytes registered through this set now. */
@@ -300,6 +301,15 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             registeredBytes.addAndGet(-buffer.capacity());
             throw e;
         }
+    }
+
+    /** {@code region} as this set registered it; one registered elsewhere (or deregistered) is refused. */
+    private MemoryRegion registered(org.rdmaconnector.connector.MemoryRegion region) {
+        if (region instanceof MemoryRegion verbsRegion && regions.contains(verbsRegion)) {
+            return verbsRegion;
+        }
+        throw new IllegalArgumentException("memory region " + region + " is not registered through this connection"
+            + " (register it with this connection's register(ByteBuffer), and keep it until the requests complete)");
     }
 
     /**
@@ -513,10 +523,10 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
                 event = connecting.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new RdmaException(function, Layout.EINTR, "interrupted while connecting to " + remote);
+                throw RdmaErrors.of(function, Layout.EINTR, "interrupted while connecting to " + remote);
             }
             if (event == null) {
-                throw new RdmaException(function, Layout.ETIMEDOUT, "no " + type + " from " + remote
+                throw RdmaErrors.of(function, Layout.ETIMEDOUT, "no " + type + " from " + remote
                     + " within the timeout");
             }
             if (event.type() == CmEventType.DEVICE_REMOVAL) {
@@ -525,7 +535,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             if (event.type() != type) {
                 int errno = event.status() < 0 ? -event.status() : event.type() == CmEventType.REJECTED
                     ? Layout.ECONNREFUSED : Layout.EHOSTUNREACH;
-                throw new RdmaException(function, errno, event.type() + " (status " + event.status() + ") from "
+                throw RdmaErrors.of(function, errno, event.type() + " (status " + event.status() + ") from "
                     + remote + (event.privateData().length > 0 ? ", private data " + event.privateData().length
                     + " bytes" : ""));
             }
@@ -566,8 +576,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         }
 
         @Override
-        public WorkRequest send(MemoryRegion region, int offset, int length) {
-            return established("ibv_post_send").send(region, offset, length);
+        public WorkRequest send(org.rdmaconnector.connector.MemoryRegion region, int offset, int length) {
+            return established("ibv_post_send").send(registered(region), offset, length);
         }
 
         @Override
@@ -576,8 +586,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         }
 
         @Override
-        public WorkRequest receive(MemoryRegion region, int offset, int length) {
-            return established("ibv_post_recv").receive(region, offset, length);
+        public WorkRequest receive(org.rdmaconnector.connector.MemoryRegion region, int offset, int length) {
+            return established("ibv_post_recv").receive(registered(region), offset, length);
         }
 
         @Override

@@ -2,11 +2,11 @@ package org.rdmaconnector.connector.spi;
 
 import java.net.InetSocketAddress;
 import java.util.function.Function;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.ConnectionParameters;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /**
  * A {@link ConnectionWire} on a real CM id: the queue pair and slots ({@link RcConnection}) come from the per-device

@@ -7,15 +7,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.rdmaconnector.connector.ChannelSetInfo;
+import org.rdmaconnector.connector.DeviceAttributes;
+import org.rdmaconnector.connector.PortAttributes;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
-import org.rdmaconnector.verbs.CompletionChannel;
-import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.DeviceContext;
-import org.rdmaconnector.verbs.DeviceAttributes;
-import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.MemoryRegion;
-import org.rdmaconnector.verbs.PortAttributes;
 
 /**
  * The application's {@link RdmaConnection} on a {@link ChannelSet}: remembers the endpoints and regions made through
@@ -39,11 +37,7 @@ public final class ConnectionHandle implements RdmaConnection {
 
         DeviceContext context();
 
-        EventChannel eventChannel();
-
-        CompletionChannel completionChannel();
-
-        CompletionQueue completionQueue();
+        ChannelSetInfo info();
 
         /** Not to be lent again: something made through it could not be freed ({@code cause}). */
         void discard(Throwable cause);
@@ -130,18 +124,8 @@ public final class ConnectionHandle implements RdmaConnection {
     }
 
     @Override
-    public EventChannel eventChannel() {
-        return set().eventChannel();
-    }
-
-    @Override
-    public CompletionChannel completionChannel() {
-        return set().completionChannel();
-    }
-
-    @Override
-    public CompletionQueue completionQueue() {
-        return set().completionQueue();
+    public ChannelSetInfo channels() {
+        return set().info();
     }
 
     @Override

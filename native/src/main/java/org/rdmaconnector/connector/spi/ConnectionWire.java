@@ -1,8 +1,8 @@
 package org.rdmaconnector.connector.spi;
 
 import java.net.InetSocketAddress;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /**
  * What an {@link AcceptedConnection} does to its CM id and queue pair: the narrow seam between the connection's state

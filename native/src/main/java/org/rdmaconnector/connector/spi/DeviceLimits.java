@@ -5,7 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.rdmaconnector.verbs.DeviceAttributes;
+import org.rdmaconnector.connector.DeviceAttributes;
 
 /**
  * The settings that depend on the device, checked against what it reports ({@code ibv_query_device(3)}'s

@@ -2,12 +2,12 @@ package org.rdmaconnector.connector.spi;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.rdmaconnector.connector.WorkCompletion;
+import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.ProtectionDomain;
-import org.rdmaconnector.verbs.WorkCompletion;
-import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.engine.EventSource;
 import org.rdmaconnector.verbs.engine.Registration;
@@ -109,6 +109,11 @@ final class DeviceQueueSet implements AutoCloseable {
 
     CompletionQueue completionQueue() {
         return cq;
+    }
+
+    /** Work completions the engine has polled from the CQ. */
+    long completionsRead() {
+        return completions.eventsRead();
     }
 
     /** Whether the engine still reads the CQ's completions (its registration is active). */

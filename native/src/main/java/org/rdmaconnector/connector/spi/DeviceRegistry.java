@@ -8,12 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.engine.Sources;
@@ -176,7 +177,7 @@ public final class DeviceRegistry implements AutoCloseable {
     private static String firstActive(int portNumber) {
         List<Device> devices = Rdma.devices(); // ENOSYS: the kernel has no RDMA support
         if (devices.isEmpty()) {
-            throw RdmaException.explained("ibv_get_device_list", Layout.ENODEV,
+            throw RdmaErrors.explained("ibv_get_device_list", Layout.ENODEV,
                 "no RDMA device is present on this machine");
         }
         List<String> states = new ArrayList<>();
@@ -190,7 +191,7 @@ public final class DeviceRegistry implements AutoCloseable {
                 states.add(device.name() + " (" + e.errnoName() + ")");
             }
         }
-        throw RdmaException.explained("ibv_query_port", Layout.ENODEV, "no device has port " + portNumber
+        throw RdmaErrors.explained("ibv_query_port", Layout.ENODEV, "no device has port " + portNumber
             + " ACTIVE: " + states);
     }
 

@@ -1,9 +1,10 @@
 package org.rdmaconnector.connector.spi;
 
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.Device;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
@@ -36,7 +37,7 @@ record DeviceRemoval(Device device, String seenAs) {
      * connect or registration after the removal. A fresh exception per call, so each thrower has its own trace.
      */
     RdmaException error(String function) {
-        return RdmaException.explained(function, Layout.ENODEV, description() + "; nothing posted on it completes: "
+        return RdmaErrors.explained(function, Layout.ENODEV, description() + "; nothing posted on it completes: "
             + "close the RdmaConnection (the kernel finishes the removal once it is closed), the next one opens on a "
             + "device present");
     }

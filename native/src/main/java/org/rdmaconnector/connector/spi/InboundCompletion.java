@@ -2,7 +2,7 @@ package org.rdmaconnector.connector.spi;
 
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MessageCompletion;
-import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.connector.WorkCompletion;
 
 /** A delivered completion of an accepted connection. */
 record InboundCompletion(InboundConnection connection, WorkCompletion workCompletion, boolean isReceive,

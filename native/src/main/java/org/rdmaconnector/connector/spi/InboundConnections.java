@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import org.rdmaconnector.verbs.CmEventType;
+import org.rdmaconnector.connector.CmEventType;
 
 /**
  * The connections of one listener, by CM id: admits each CONNECT_REQUEST through the {@link ConnectRequestDecision},

@@ -3,9 +3,9 @@ package org.rdmaconnector.connector.spi;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import org.rdmaconnector.connector.AcceptPolicy;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.InboundConnection;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.ConnectionParameters;
 
 /** A delivered CM event of an accepted connection; for a pending CONNECT_REQUEST, the endpoints' decision. */

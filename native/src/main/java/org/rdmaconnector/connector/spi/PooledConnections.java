@@ -75,7 +75,7 @@ public final class PooledConnections implements AutoCloseable {
     /**
      * A handle on a pooled set.
      *
-     * @throws org.rdmaconnector.verbs.RdmaException when a set cannot be opened (the device named, the errno)
+     * @throws org.rdmaconnector.connector.RdmaException when a set cannot be opened (the device named, the errno)
      * @throws IllegalStateException when all sets are in use past the borrow timeout, or the factory is closed
      */
     public RdmaConnection getConnection() {

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.WcOpcode;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionQueue;
@@ -14,8 +16,6 @@ import org.rdmaconnector.verbs.MemoryRegion;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.QueuePair;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
-import org.rdmaconnector.verbs.WcOpcode;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 
@@ -49,7 +49,7 @@ final class RcConnection {
     // set once, before the posted requests are failed: a post that sees it unset is failed by deviceRemoved
     private volatile DeviceRemoval removal;
 
-    private record Posted(WorkRequest request, int slot) {
+    private record Posted(PostedRequest request, int slot) {
     }
 
     /** Creates the queue pair on {@code id} and registers the staging buffer with {@code pd}. */
@@ -159,7 +159,7 @@ final class RcConnection {
     private WorkRequest post(WorkRequest.Kind kind, int slot, MemoryRegion region, int offset, int length,
                              boolean inline) {
         long wrId = NEXT_WR_ID.incrementAndGet();
-        WorkRequest request = new WorkRequest(wrId, kind);
+        PostedRequest request = new PostedRequest(wrId, kind);
         posted.put(wrId, new Posted(request, slot));
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here

@@ -15,7 +15,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.LibC;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -151,13 +152,13 @@ public final class EventEngine implements AutoCloseable {
         this.ctlEvent = Mem.allocate(epollLayout.size());
         int ep = LibC.epoll_create1(Layout.EPOLL_CLOEXEC);
         if (ep < 0) {
-            throw new RdmaException("epoll_create1", Mem.errno());
+            throw RdmaErrors.of("epoll_create1", Mem.errno());
         }
         int wake = LibC.eventfd(0, Layout.EFD_NONBLOCK | Layout.EFD_CLOEXEC);
         if (wake < 0) {
             int errno = Mem.errno();
             LibC.close(ep);
-            throw new RdmaException("eventfd", errno);
+            throw RdmaErrors.of("eventfd", errno);
         }
         this.epfd = ep;
         this.wakeFd = wake;
@@ -192,7 +193,7 @@ public final class EventEngine implements AutoCloseable {
     static Layout.EpollEvent epollLayoutOf(String arch) {
         Layout.EpollEvent layout = Layout.epollEventOf(arch);
         if (layout == null) {
-            throw RdmaException.explained("epoll_wait", Layout.EOPNOTSUPP, "struct epoll_event is not laid out for "
+            throw RdmaErrors.explained("epoll_wait", Layout.EOPNOTSUPP, "struct epoll_event is not laid out for "
                 + "architecture '" + arch + "' (os.arch) in this build, so the RDMA event loop does not start; laid "
                 + "out: " + Layout.EpollEvent.ARCHITECTURES);
         }
@@ -408,7 +409,7 @@ public final class EventEngine implements AutoCloseable {
             ctlEvent.setInt(epollLayout.events(), events);
             ctlEvent.setLong(epollLayout.data(), token);
             if (LibC.epoll_ctl(epfd, op, fd, Mem.address(ctlEvent)) != 0) {
-                throw new RdmaException("epoll_ctl", Mem.errno(), "fd " + fd);
+                throw RdmaErrors.of("epoll_ctl", Mem.errno(), "fd " + fd);
             }
         }
     }
@@ -455,7 +456,7 @@ public final class EventEngine implements AutoCloseable {
                     if (errno == Layout.EINTR) {
                         continue;
                     }
-                    loopFailure = new RdmaException("epoll_wait", errno);
+                    loopFailure = RdmaErrors.of("epoll_wait", errno);
                     LOG.log(Level.ERROR, "RDMA event loop failed; the engine is closed: " + loopFailure.getMessage());
                     break;
                 }

@@ -2,13 +2,13 @@ package org.rdmaconnector.verbs.engine;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.CmEvent;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.EventChannel;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.WorkCompletions;
 
 /** The event sources of the RDMA channels: CM events, work completions, device async events. */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MessageCompletion;
-import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.connector.WorkCompletion;
 
 /**
  * An activation's delivery on the host, with a stand-in sink and a listener that was never started (it touches no

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.Device;
-import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /** A channel set's states (OPEN, DEVICE_REMOVED, CLOSED) and the one wording of a device removal, on the host. */

@@ -1,11 +1,5 @@
 package org.rdmaconnector.connector.spi;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -14,16 +8,21 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.ChannelSetInfo;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WorkRequest;
-import org.rdmaconnector.verbs.CompletionChannel;
-import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.DeviceContext;
-import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.MemoryRegion;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.jna.Layout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A handle lent from a {@link Pool} over a stand-in set, on the host: whatever freeing its endpoints does, closing
@@ -74,18 +73,8 @@ class ConnectionHandleTest {
         }
 
         @Override
-        public EventChannel eventChannel() {
-            throw new UnsupportedOperationException("no device on the host");
-        }
-
-        @Override
-        public CompletionChannel completionChannel() {
-            throw new UnsupportedOperationException("no device on the host");
-        }
-
-        @Override
-        public CompletionQueue completionQueue() {
-            throw new UnsupportedOperationException("no device on the host");
+        public ChannelSetInfo info() {
+            return new ChannelSetInfo("OPEN", 10, 11, 64, 0, 0, 0);
         }
 
         @Override
@@ -119,7 +108,7 @@ class ConnectionHandleTest {
         }
 
         @Override
-        public WorkRequest send(MemoryRegion region, int offset, int length) {
+        public WorkRequest send(org.rdmaconnector.connector.MemoryRegion region, int offset, int length) {
             throw new UnsupportedOperationException();
         }
 
@@ -129,7 +118,7 @@ class ConnectionHandleTest {
         }
 
         @Override
-        public WorkRequest receive(MemoryRegion region, int offset, int length) {
+        public WorkRequest receive(org.rdmaconnector.connector.MemoryRegion region, int offset, int length) {
             throw new UnsupportedOperationException();
         }
 
@@ -168,7 +157,7 @@ class ConnectionHandleTest {
         InetSocketAddress peer = new InetSocketAddress("10.0.0.1", 7471);
         StandInEndpoint failing = (StandInEndpoint) handle.connect(peer, Duration.ofSeconds(1));
         StandInEndpoint other = (StandInEndpoint) handle.connect(peer, Duration.ofSeconds(1));
-        RdmaException destroyFailed = new RdmaException("rdma_destroy_id", Layout.EINVAL, "test");
+        RdmaException destroyFailed = RdmaErrors.of("rdma_destroy_id", Layout.EINVAL, "test");
         failing.closeFails = destroyFailed;
 
         RdmaException thrown = assertThrows(RdmaException.class, handle::close);
@@ -211,7 +200,7 @@ class ConnectionHandleTest {
         ConnectionHandle handle = new ConnectionHandle(set, h -> pool.giveBack(set));
         StandInEndpoint failing = (StandInEndpoint) handle.connect(new InetSocketAddress("10.0.0.1", 7471),
             Duration.ofSeconds(1));
-        failing.closeFails = new RdmaException("rdma_destroy_id", Layout.EINVAL, "test");
+        failing.closeFails = RdmaErrors.of("rdma_destroy_id", Layout.EINVAL, "test");
         assertThrows(RdmaException.class, handle::invalidate);
         assertTrue(handle.isClosed());
         assertTrue(set.discardedFor instanceof RdmaException);

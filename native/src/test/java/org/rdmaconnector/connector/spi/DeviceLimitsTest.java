@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.rdmaconnector.verbs.DeviceAttributes;
+import org.rdmaconnector.connector.DeviceAttributes;
 
 /** The device-dependent settings against made-up device attributes (rxe's limits: max_cqe 32767, max_qp_wr 1048576). */
 class DeviceLimitsTest {

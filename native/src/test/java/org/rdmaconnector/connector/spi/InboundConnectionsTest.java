@@ -22,13 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.connector.WcOpcode;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
-import org.rdmaconnector.verbs.CmEventType;
-import org.rdmaconnector.verbs.WcOpcode;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
@@ -443,7 +443,7 @@ class InboundConnectionsTest {
         final InetSocketAddress peer;
         final List<String> calls = new CopyOnWriteArrayList<>();
         final AtomicInteger posted = new AtomicInteger();
-        final Map<Long, WorkRequest> requests = new java.util.concurrent.ConcurrentHashMap<>();
+        final Map<Long, PostedRequest> requests = new java.util.concurrent.ConcurrentHashMap<>();
         DeviceQueueSet.QueuePairRoute completions;
         Runnable duringAccept = () -> { };
         boolean allocateFails;
@@ -480,7 +480,7 @@ class InboundConnectionsTest {
         }
 
         private WorkRequest post(WorkRequest.Kind kind) {
-            WorkRequest request = new WorkRequest(WR_IDS.incrementAndGet(), kind);
+            PostedRequest request = new PostedRequest(WR_IDS.incrementAndGet(), kind);
             requests.put(request.wrId(), request);
             posted.incrementAndGet();
             return request;
@@ -516,7 +516,7 @@ class InboundConnectionsTest {
 
         @Override
         public WorkRequest complete(WorkCompletion completion) {
-            WorkRequest request = requests.remove(completion.wrId());
+            PostedRequest request = requests.remove(completion.wrId());
             if (request == null || destroyed) {
                 return null;
             }

@@ -7,15 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rdmaconnector.connector.AcceptPolicy;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
@@ -58,11 +58,15 @@ class NoDeviceTest {
         long fds = TestProbes.openFds();
         RdmaException e = assertThrows(RdmaException.class,
             () -> ChannelSet.open(new ChannelSettings("mlx5_0", 1, 256, 0, 64, 64, 0, 1 << 20), devices, engine));
-        assertTrue(e.getMessage().startsWith("rdma_get_devices failed: "), e.getMessage());
+        assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: rdma_get_devices failed: "),
+            e.getMessage());
+        assertEquals("rdma_get_devices", e.function());
+        assertEquals("ENODEV", e.errnoName());
         assertTrue(e.getMessage().contains("[device mlx5_0]"), e.getMessage());
         RdmaException first = assertThrows(RdmaException.class,
             () -> ChannelSet.open(ChannelSettings.DEFAULTS, devices, engine));
-        assertTrue(first.getMessage().startsWith("ibv_get_device_list failed: ENOSYS (38): the kernel has no RDMA "
+        assertTrue(first.getMessage().startsWith("cannot open RDMA channels on the first device with port 1 ACTIVE: "
+            + "ibv_get_device_list failed: ENOSYS (38): the kernel has no RDMA "
             + "support"), first.getMessage());
         assertEquals(fds, TestProbes.openFds(), "a failed open must not leak file descriptors");
         assertEquals(List.of(), devices.openDevices());

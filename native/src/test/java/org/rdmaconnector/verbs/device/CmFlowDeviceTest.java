@@ -20,16 +20,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.CmEventType;
+import org.rdmaconnector.connector.Completion;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WcOpcode;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.CmEvent;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.CmId;
-import org.rdmaconnector.verbs.Completion;
 import org.rdmaconnector.verbs.ConnectionParameters;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.PortSpace;
-import org.rdmaconnector.verbs.RdmaException;
-import org.rdmaconnector.verbs.WcOpcode;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /** The RDMA CM and the data path on Soft-RoCE: connect, send/receive, reject, errors, disconnect, migrate. */

@@ -5,12 +5,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.EndpointSink;
-import org.rdmaconnector.verbs.CmEventType;
 
 /**
  * An endpoint that sends every message back on its connection and counts instead of recording (tens of thousands of

@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
@@ -36,9 +38,7 @@ import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.ProtectionDomain;
-import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.TestProbes;
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /**
  * A second Soft-RoCE device, {@code rxe1} on {@code dummy1} (10.0.1.1), removed ({@code rdma link delete}) and added

@@ -15,17 +15,17 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.DeviceAttributes;
+import org.rdmaconnector.connector.PortAttributes;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.Access;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.Device;
-import org.rdmaconnector.verbs.DeviceAttributes;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.MemoryRegion;
-import org.rdmaconnector.verbs.PortAttributes;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
 /** Devices, ports, protection domains, memory, channels and the ownership tree on Soft-RoCE. */
 @Tag("device")

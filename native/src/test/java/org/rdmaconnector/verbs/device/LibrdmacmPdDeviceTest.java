@@ -17,16 +17,16 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
-import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.PortSpace;
-import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.jna.RdmaCma;
 

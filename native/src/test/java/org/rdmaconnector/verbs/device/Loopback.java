@@ -8,8 +8,8 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.verbs.CmEvent;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
@@ -134,7 +134,7 @@ public final class Loopback implements AutoCloseable {
         client.id().queuePair().postSend(client.buffer(), 0, length, wrId, true);
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
-            for (org.rdmaconnector.verbs.WorkCompletion wc : client.cq().poll(1)) {
+            for (org.rdmaconnector.connector.WorkCompletion wc : client.cq().poll(1)) {
                 assertTrue(wc.isSuccess() && wc.wrId() == wrId, wc.toString());
                 return;
             }

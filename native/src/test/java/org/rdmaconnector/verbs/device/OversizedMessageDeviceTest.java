@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.verbs.TestProbes;
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /**
  * A message larger than the listener's receive buffer (ReceiveBufferSize 256, sent from a ChannelSet endpoint whose

@@ -21,12 +21,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.ListenerSettings;
-import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.TestProbes;
 
 /**

@@ -10,14 +10,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.rdmaconnector.connector.CmEventType;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.CmEvent;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.ConnectionParameters;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.PortSpace;
 import org.rdmaconnector.verbs.TestProbes;
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /**
  * A client made with the verbs layer, the way {@link Loopback} makes one, for what a {@link

@@ -3,10 +3,10 @@ package org.rdmaconnector.verbs.device;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.spi.EndpointSink;
-import org.rdmaconnector.verbs.CmEventType;
 
 /** Records what a listener delivers; optionally answers each received message. */
 final class Recorder implements EndpointSink {

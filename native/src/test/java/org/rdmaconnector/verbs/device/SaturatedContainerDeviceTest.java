@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
@@ -37,7 +38,6 @@ import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
 import org.rdmaconnector.connector.spi.Scheduler;
-import org.rdmaconnector.verbs.RdmaException;
 import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.engine.EventEngine;
 

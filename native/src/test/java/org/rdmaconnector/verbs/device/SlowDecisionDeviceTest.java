@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.verbs.CmEvent;
-import org.rdmaconnector.verbs.CmEventType;
 import org.rdmaconnector.verbs.TestProbes;
 
 /**

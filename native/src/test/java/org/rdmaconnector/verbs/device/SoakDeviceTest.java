@@ -23,16 +23,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.Pool;
 import org.rdmaconnector.connector.spi.PooledConnections;
-import org.rdmaconnector.verbs.MemoryRegion;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.connector.MemoryRegion;
 import org.rdmaconnector.verbs.TestProbes;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
 /**

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
@@ -26,7 +27,6 @@ import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.EndpointUnavailableException;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.verbs.TestProbes;
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /**
  * An endpoint that is unavailable for a while on rxe0: it throws EndpointUnavailableException until the test makes

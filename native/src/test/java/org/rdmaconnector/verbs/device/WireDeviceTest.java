@@ -22,11 +22,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.verbs.TestProbes;
-import org.rdmaconnector.verbs.WorkCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**

@@ -586,7 +586,7 @@ class EventEngineTest {
     void anArchitectureWithoutAnEpollEventLayoutIsRefusedWithAClearError() {
         assertEquals(Layout.EpollEvent.PACKED, EventEngine.epollLayoutOf("amd64"));
         assertEquals(Layout.EpollEvent.NATURAL, EventEngine.epollLayoutOf("aarch64"));
-        org.rdmaconnector.verbs.RdmaException e = assertThrows(org.rdmaconnector.verbs.RdmaException.class,
+        org.rdmaconnector.connector.RdmaException e = assertThrows(org.rdmaconnector.connector.RdmaException.class,
             () -> EventEngine.epollLayoutOf("mips"));
         assertEquals("epoll_wait", e.function());
         assertEquals("EOPNOTSUPP", e.errnoName());

@@ -3,7 +3,8 @@ package org.rdmaconnector.verbs.engine;
 import com.sun.jna.Memory;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.rdmaconnector.verbs.RdmaException;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.LibC;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -29,7 +30,7 @@ final class Pipe implements EventSource<long[]> {
     Pipe() {
         try (Memory fds = Mem.allocate(8)) {
             if (LibC.pipe2(Mem.address(fds), Layout.O_NONBLOCK | Layout.O_CLOEXEC) != 0) {
-                throw new RdmaException("pipe2", Mem.errno());
+                throw RdmaErrors.of("pipe2", Mem.errno());
             }
             readFd = fds.getInt(0);
             writeFd = fds.getInt(4);
@@ -74,7 +75,7 @@ final class Pipe implements EventSource<long[]> {
             if (errno == Layout.EAGAIN) {
                 return null;
             }
-            throw new RdmaException("read", errno);
+            throw RdmaErrors.of("read", errno);
         }
         if (n != 8) {
             throw new IllegalStateException("short read of " + n + " bytes");

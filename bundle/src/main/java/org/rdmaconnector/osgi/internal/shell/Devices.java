@@ -1,30 +1,28 @@
 package org.rdmaconnector.osgi.internal.shell;
 
-import java.util.List;
-import org.apache.karaf.shell.api.action.Action;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.apache.karaf.shell.support.table.ShellTable;
 import org.rdmaconnector.verbs.Device;
-import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
-/** {@code rdma:devices}: the RDMA devices libibverbs lists, or why there are none. */
+/** {@code rdma:devices}: the RDMA devices libibverbs lists (name, node GUID, kernel index), or why there are none. */
 @Service
 @Command(scope = "rdma", name = "devices", description = "Lists the RDMA devices")
-public class Devices implements Action {
+public class Devices extends TableCommand {
     @Override
-    public Object execute() {
-        try {
-            List<Device> devices = Rdma.devices();
-            if (devices.isEmpty()) {
-                System.out.println("no RDMA device is present on this machine");
-            }
-            for (Device device : devices) {
-                System.out.println(device);
-            }
-        } catch (RdmaException | LinkageError e) {
-            System.out.println("no RDMA devices: " + e.getMessage());
+    ShellTable table() {
+        DeviceListing listing = DeviceListing.read();
+        if (listing.whyNone() != null) {
+            explain(listing.whyNone());
+            return null;
         }
-        return null;
+        ShellTable table = new ShellTable();
+        table.column("Name");
+        table.column("GUID");
+        table.column("Index").alignRight();
+        for (Device device : listing.devices()) {
+            table.addRow().addContent(device.name(), String.format("%016x", device.guid()), device.index());
+        }
+        return table;
     }
 }

@@ -9,10 +9,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.RdmaConnectionFactory;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
-import org.rdmaconnector.ra.RdmaConnectionFactory;
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /** The outbound side: a pooled connection from the injected factory, K messages to the MDBs' listener. */
 @Stateless

@@ -1,7 +1,6 @@
 package org.rdmaconnector.it.app;
 
 import jakarta.ejb.EJB;
-import jakarta.resource.ResourceException;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -20,6 +19,7 @@ import java.util.TreeSet;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.RdmaException;
 
 /**
  * The test's window into the server, one fact per line: {@code GET /rdma/status} (injection, what getConnection
@@ -64,8 +64,8 @@ public class RdmaServlet extends HttpServlet {
         lines.add("injected " + (client.factory() != null));
         try (RdmaConnection connection = client.factory().getConnection()) {
             lines.add("connection ok " + connection.deviceName());
-        } catch (ResourceException e) {
-            lines.add("connection-error " + e.getErrorCode() + " " + e.getMessage());
+        } catch (RdmaException e) {
+            lines.add("connection-error " + e.errnoName() + " " + e.getMessage());
         }
         activations(lines);
     }

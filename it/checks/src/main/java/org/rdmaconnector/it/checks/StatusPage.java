@@ -60,18 +60,17 @@ public final class StatusPage {
     }
 
     /**
-     * getConnection fails with the adapter's own ResourceException (RdmaManagedConnectionFactory): error code the
-     * errno's name, the message naming the device ({@code deviceDescription}, e.g. "the first device with port 1
+     * getConnection fails with the connector's RdmaException (the servlet prints its errnoName()), the message
+     * naming the device ({@code deviceDescription}, e.g. "the first device with port 1
      * ACTIVE" or "device rxe0") and the failed call with the same errno. A host without RDMA in its kernel answers
-     * ENOSYS (from ibv_get_device_list), a kernel with RDMA but no device ENODEV. Servers may append their own text
-     * (Open Liberty adds ", error code: ..."), hence no end anchor.
+     * ENOSYS (from ibv_get_device_list), a kernel with RDMA but no device ENODEV.
      */
     public void assertConnectionFailsWithoutDevice(String deviceDescription) {
         String connection = lines.stream().filter(l -> l.startsWith("connection")).findFirst().orElse("(none)");
         Matcher error = Pattern.compile("^connection-error (ENOSYS|ENODEV) cannot open RDMA channels on "
             + Pattern.quote(deviceDescription) + ": \\w+ failed: (\\w+) \\((\\d+)\\): .+").matcher(connection);
         assertTrue(error.matches(), "getConnection fails with the adapter's message and errno; got: " + connection);
-        assertEquals(error.group(1), error.group(2), "the error code is the errno the message names: " + connection);
+        assertEquals(error.group(1), error.group(2), "errnoName() is the errno the message names: " + connection);
     }
 
     /** One activation per bean of rdma-it-app, all on its listener, waiting for the device with the errno named. */

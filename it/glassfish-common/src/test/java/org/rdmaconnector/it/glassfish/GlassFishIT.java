@@ -76,7 +76,7 @@ class GlassFishIT {
             + "is not yet initialized \\(lazy-loading\\), trying to check \\.\\.\\.\\]\\]$", Pattern.MULTILINE),
         Pattern.compile("^\\s*The SSL certificate with alias [^\\n]+ has expired: \\[$", Pattern.MULTILINE),
         Pattern.compile("^\\s*RAR5038:Unexpected exception while creating resource for pool " + POOL + "\\. Exception : "
-            + "org\\.rdmaconnector\\.ra\\.RdmaResourceException: cannot open RDMA channels on ", Pattern.MULTILINE),
+            + "\\S+: cannot open RDMA channels on ", Pattern.MULTILINE),
         Pattern.compile("^\\s*RAR5117 : Failed to obtain/create connection from connection pool \\[ " + POOL + " \\]\\. "
             + "Reason : com\\.sun\\.appserv\\.connectors\\.internal\\.api\\.PoolingException: cannot open RDMA channels on ",
             Pattern.MULTILINE));

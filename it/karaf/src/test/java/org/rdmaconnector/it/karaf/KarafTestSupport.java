@@ -10,6 +10,7 @@ import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.logLevel;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -17,6 +18,8 @@ import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.PrivilegedActionException;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
@@ -55,7 +58,8 @@ import org.osgi.framework.ServiceReference;
 
 /**
  * Base of the Karaf tests: one Karaf 4.4 for all test classes of the module ({@link PerSuite}), offline, fed from the
- * staged reactor artifacts and the local Maven repository; helpers to run shell commands and to install the feature.
+ * KAR this build made (installed by the README's own steps) and, for Pax Exam's bundles, the local Maven repository;
+ * helpers to run shell commands and to install the feature.
  *
  * <p>{@link #config()} runs in the test JVM (Maven's system properties are there); everything else runs inside Karaf,
  * in the probe bundle, which imports packages dynamically ({@code DynamicImport-Package: *}). Two rules follow:
@@ -63,8 +67,8 @@ import org.osgi.framework.ServiceReference;
  * <li>Fields and method signatures name only Karaf, OSGi and JDK types: JUnit reflects on them before the feature is
  * installed, when rdma-native is not there yet. Call rdma-native in method bodies only.</li>
  * <li>The probe never loads a class of the shell (commands run by reflection, services are looked up with
- * {@code getAllServiceReferences}): the first feature:install refreshes the shell, and a probe wired to it would be
- * refreshed too, in the middle of a test.</li>
+ * {@code getAllServiceReferences}): a feature install without {@code -r} that brings JNA refreshes the shell, and a
+ * probe wired to it would be refreshed too, in the middle of a test.</li>
  * </ul>
  */
 @RunWith(PaxExam.class)
@@ -77,12 +81,25 @@ public abstract class KarafTestSupport {
     static final String FEATURE = "rdma-connector";
     static final String NATIVE_BUNDLE = "org.rdmaconnector.native";
     static final String JNA_BUNDLE = "com.sun.jna";
-    /** The rdma-native jar this build staged for Karaf; set by the build. */
-    static final String NATIVE_STAGED = System.getProperty("rdma.native.staged");
+    /** The KAR this build made (karaf/target); set by the build. */
+    static final String KAR = System.getProperty("rdma.kar");
+    /** The README, whose Karaf steps install the feature; set by the build. */
+    static final String README = System.getProperty("rdma.readme");
+    /** The checkout the README's steps are run from: it stands for {@link #CHECKOUT_PLACEHOLDER}; set by the build. */
+    static final String CHECKOUT = System.getProperty("rdma.checkout");
+    /** How the README's steps write the checkout's path, for users to replace with theirs. */
+    static final String CHECKOUT_PLACEHOLDER = "/path/to/rdma-connector";
+    private static final String STEPS_BEGIN = "<!-- karaf-steps";
+    private static final String STEPS_END = "<!-- /karaf-steps -->";
 
     private static final long COMMAND_TIMEOUT_SECONDS = 120;
     private static final String SESSION_FACTORY = "org.apache.karaf.shell.api.console.SessionFactory";
     private static final String SESSION = "org.apache.karaf.shell.api.console.Session";
+    private static final String REGISTRY = "org.apache.karaf.shell.api.console.Registry";
+    private static final String COMPLETER = "org.apache.karaf.shell.api.console.Completer";
+    private static final String COMMAND_LINE = "org.apache.karaf.shell.api.console.CommandLine";
+    private static final String COMMAND_LINE_IMPL = "org.apache.karaf.shell.support.parsing.CommandLineImpl";
+    static final String OSGI_BUNDLE = "org.rdmaconnector.osgi";
 
     /**
      * Karaf registers it when the boot features are installed. Pax Exam starts the tests as soon as its probe runs,
@@ -112,19 +129,21 @@ public abstract class KarafTestSupport {
                 // no local console (no terminal), no ssh port: the tests reach the shell through SessionFactory
                 configureConsole().ignoreLocalConsole().ignoreRemoteShell(),
                 logLevel(LogLevel.INFO),
-                // pax-url offline: the staged reactor artifacts first, then Karaf's system folder, then the local
-                // repository; no remote repository at all
+                // pax-url offline: Karaf's system folder and the installed KARs (as in a fresh Karaf), then the
+                // local repository (for Pax Exam's own bundles); no remote repository at all: the rdma bundles and JNA
+                // can only come from the KAR
                 editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.offline", "true"),
                 editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.repositories", ""),
                 editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.localRepository",
                         required("karaf.local.repository")),
                 editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.defaultRepositories",
-                        new File(required("karaf.staged.repository")).toURI() + "@id=rdma.staged@snapshots,"
-                                + "${karaf.home.uri}${karaf.default.repository}@id=system.repository@snapshots,"
+                        "${karaf.home.uri}${karaf.default.repository}@id=system.repository@snapshots,"
                                 + "${karaf.data.uri}kar@id=kar.repository@multi@snapshots"),
                 // read inside Karaf, where Maven's system properties are not
                 systemProperty("rdma.feature.repository").value(FEATURE_REPOSITORY),
-                systemProperty("rdma.native.staged").value(required("rdma.native.staged"))));
+                systemProperty("rdma.kar").value(required("rdma.kar")),
+                systemProperty("rdma.readme").value(required("rdma.readme")),
+                systemProperty("rdma.checkout").value(required("rdma.checkout"))));
         List<String> vm = new ArrayList<>(
                 Arrays.asList(System.getProperty("karaf.jvm.args", "-Xmx256m").trim().split("\\s+")));
         // what bin/karaf passes on JDK 9+ and Pax Exam's own launcher does not (the patch-module paths are relative to
@@ -185,8 +204,8 @@ public abstract class KarafTestSupport {
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        // A fresh SessionFactory for every command, called through its interface by reflection. The first
-        // feature:install refreshes the shell bundles (see installRdmaFeature). A probe that had loaded a class of
+        // A fresh SessionFactory for every command, called through its interface by reflection. A feature:install
+        // without -r that brings JNA refreshes the shell bundles (see feature.xml). A probe that had loaded a class of
         // the shell API would be wired to them through its DynamicImport-Package and refreshed with them, which ends
         // the running test ("Invalid BundleContext"); a SessionFactory from before the refresh knows no command.
         ServiceReference<?> reference = awaitService(SESSION_FACTORY);
@@ -222,6 +241,48 @@ public abstract class KarafTestSupport {
         }
         out.flush();
         return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The candidates the console offers after {@code command} and a space (the next word empty), from the rdma-osgi
+     * completer {@code completerClass}: the instance Karaf registered in the shell (with its references injected), found
+     * through a session's registry and called by reflection, as the console calls it on TAB.
+     */
+    protected List<String> completionCandidates(String command, String completerClass) throws Exception {
+        ServiceReference<?> reference = awaitService(SESSION_FACTORY);
+        Object sessionFactory = bundleContext.getService(reference);
+        try {
+            Bundle shell = reference.getBundle();
+            Class<?> sessionType = shell.loadClass(SESSION);
+            Object session = shell.loadClass(SESSION_FACTORY)
+                    .getMethod("create", InputStream.class, PrintStream.class, PrintStream.class)
+                    .invoke(sessionFactory, System.in, System.out, System.err);
+            try {
+                Object registry = sessionType.getMethod("getRegistry").invoke(session);
+                Class<?> type = bundle(OSGI_BUNDLE).loadClass(completerClass);
+                Object completer = await(completerClass + " in the shell's registry", () -> {
+                    try {
+                        return shell.loadClass(REGISTRY).getMethod("getService", Class.class).invoke(registry, type);
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                String buffer = command + " ";
+                Object commandLine = shell.loadClass(COMMAND_LINE_IMPL)
+                        .getConstructor(String[].class, int.class, int.class, int.class, String.class)
+                        .newInstance(new String[] {command, ""}, 1, 0, buffer.length(), buffer);
+                List<String> candidates = new ArrayList<>();
+                shell.loadClass(COMPLETER).getMethod("complete", sessionType, shell.loadClass(COMMAND_LINE), List.class)
+                        .invoke(completer, session, commandLine, candidates);
+                List<String> trimmed = new ArrayList<>();
+                candidates.forEach(candidate -> trimmed.add(candidate.trim()));
+                return trimmed;
+            } finally {
+                sessionType.getMethod("close").invoke(session);
+            }
+        } finally {
+            bundleContext.ungetService(reference);
+        }
     }
 
     /** What a command threw, without the wrappers of the executor, doAs and reflection. */
@@ -260,37 +321,74 @@ public abstract class KarafTestSupport {
         }
     }
 
-    /** Every test starts with the feature installed; the first one in a fresh Karaf installs it. */
+    /** What the README's Karaf steps printed, each after its line; null until the first test ran them. */
+    private static String readmeStepsOutput;
+
+    /** Every test starts with the feature installed; the first one, in the fresh Karaf, installs it. */
     @Before
     public void installFeature() throws Exception {
         installRdmaFeature();
     }
 
     /**
-     * What a user does: add the feature repository by its Maven URL and install the feature, in the shell. Idempotent,
-     * so every test can call it whatever order the classes run in; returns what the commands printed.
-     *
-     * <p>The first install in a fresh Karaf installs JNA. Karaf's jline bundle imports com.sun.jna optionally, so
-     * Karaf refreshes jline and every bundle wired to it: the whole shell (shell.core, the command bundles) restarts
-     * while feature:install runs, and the session that ran it is interrupted. The installation itself goes on in the
-     * features service. That interruption, and only it, is accepted here; the feature must then end up installed and
-     * the new shell must answer. ({@code feature:install -r} would not refresh, but it is not what users type.)
+     * What a new user does after the README's two commands: the README's Karaf steps, as written between its
+     * {@code karaf-steps} markers (install the KAR this build made, install the feature, a first command), run in the
+     * shell once per Karaf, in the fresh Karaf of the first test; later calls return what they printed then.
+     * The steps use {@code feature:install -r}, so the shell is not refreshed (see feature.xml); a step fails the test
+     * as soon as it fails, except "Command not found" for a command whose bundle is still starting, which is retried
+     * until the deadline.
      */
     protected String installRdmaFeature() throws Exception {
-        String printed = executeCommand("feature:repo-add " + FEATURE_REPOSITORY);
-        try {
-            printed += executeCommand("feature:install " + FEATURE);
-        } catch (CommandFailedException e) {
-            if (!InterruptedException.class.getName().equals(e.causeType())) {
-                throw e;
+        synchronized (KarafTestSupport.class) {
+            if (readmeStepsOutput == null) {
+                StringBuilder printed = new StringBuilder();
+                for (String step : readmeKarafSteps()) {
+                    printed.append(step).append('\n').append(executeStep(step));
+                }
+                awaitFeatureInstalled();
+                readmeStepsOutput = printed.toString();
             }
-            printed += "[the shell restarted during feature:install]\n";
-            System.out.println("rdma-it-karaf: feature:install " + FEATURE + " was interrupted: installing JNA"
-                    + " refreshed jline and with it Karaf's shell. Waiting for the feature and the new shell.");
+            return readmeStepsOutput;
         }
-        awaitFeatureInstalled();
-        awaitCommands();
-        return printed;
+    }
+
+    /**
+     * The README's Karaf steps: the lines between its markers, without indentation, blank lines and marker comments,
+     * {@link #CHECKOUT_PLACEHOLDER} replaced by this checkout's path. Fails when there are none.
+     */
+    static List<String> readmeKarafSteps() throws IOException {
+        List<String> lines = Files.readAllLines(Path.of(README), StandardCharsets.UTF_8);
+        List<String> steps = new ArrayList<>();
+        boolean inside = false;
+        for (String line : lines) {
+            if (line.startsWith(STEPS_BEGIN)) {
+                inside = true;
+            } else if (line.startsWith(STEPS_END)) {
+                inside = false;
+            } else if (inside && !line.isBlank()) {
+                steps.add(line.trim().replace(CHECKOUT_PLACEHOLDER, Path.of(CHECKOUT).normalize().toString()));
+            }
+        }
+        if (steps.isEmpty() || inside) {
+            throw new AssertionError(README + " has no Karaf steps between '" + STEPS_BEGIN + "' and '" + STEPS_END
+                    + "' lines");
+        }
+        return steps;
+    }
+
+    /** Runs one step as a user types it; "Command not found" (its bundle still starting) is retried to a deadline. */
+    private String executeStep(String step) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
+        while (true) {
+            try {
+                return executeCommand(step);
+            } catch (CommandFailedException e) {
+                if (!e.getMessage().contains("Command not found") || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     private void awaitFeatureInstalled() throws Exception {
@@ -304,22 +402,6 @@ public abstract class KarafTestSupport {
                 throw new AssertionError(FEATURE + " was not installed after " + COMMAND_TIMEOUT_SECONDS + " s");
             }
             Thread.sleep(100);
-        }
-    }
-
-    /** After a shell restart the command bundles register their commands again, each when it starts. */
-    private void awaitCommands() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMMAND_TIMEOUT_SECONDS);
-        while (true) {
-            try {
-                executeCommand("feature:list -i");
-                return;
-            } catch (CommandFailedException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(100);
-            }
         }
     }
 

@@ -21,7 +21,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
  */
 public class OsgiServicesIT extends KarafTestSupport {
     private static final String OSGI_BUNDLE = "org.rdmaconnector.osgi";
-    private static final String FACTORY = "org.rdmaconnector.osgi.RdmaConnectionFactory";
+    private static final String FACTORY = "org.rdmaconnector.connector.RdmaConnectionFactory";
 
     @Test
     public void aFactoryComesFromConfigAdminFollowsUpdatesAndTellsWhatIsMissing() throws Exception {
@@ -39,21 +39,18 @@ public class OsgiServicesIT extends KarafTestSupport {
         String filter = "(service.pid=" + configuration.getPid() + ")";
 
         // rdma types only inside method bodies: JUnit inspects signatures (lambdas' too) before the feature is in
-        org.rdmaconnector.osgi.RdmaConnectionFactory factory = (org.rdmaconnector.osgi.RdmaConnectionFactory)
-            await("the factory service", () -> service(FACTORY, filter));
-        assertTrue(factory.status(), factory.status().startsWith("device mlx5_0, pool 0..2, waiting: "));
-        org.rdmaconnector.verbs.RdmaException e = assertThrows(org.rdmaconnector.verbs.RdmaException.class,
+        // the one factory type of both worlds (rdma-api), as an application sees it
+        org.rdmaconnector.connector.RdmaConnectionFactory factory = (org.rdmaconnector.connector.RdmaConnectionFactory)
+            await("the factory service", () -> service(FACTORY, "(&" + filter + "(maxPoolSize=2))"));
+        org.rdmaconnector.connector.RdmaException e = assertThrows(org.rdmaconnector.connector.RdmaException.class,
             factory::getConnection);
-        assertTrue(e.getMessage(), e.getMessage().startsWith("rdma_get_devices failed: "));
-        assertTrue(e.getMessage(), e.getMessage().contains("mlx5_0"));
+        assertTrue(e.getMessage(), e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: "
+            + "rdma_get_devices failed: "));
+        assertEquals("ENODEV", e.errnoName());
 
         properties.put("maxPoolSize", 3);
         configuration.update(properties);
-        await("the updated pool", () -> {
-            Object f = service(FACTORY, filter);
-            return f != null && status(f).startsWith("device mlx5_0, pool 0..3") ? f
-                : null;
-        });
+        await("the updated pool", () -> service(FACTORY, "(&" + filter + "(maxPoolSize=3))"));
         assertEquals("no bundle restart for an update", started, bundle(OSGI_BUNDLE).getLastModified());
 
         configuration.delete();
@@ -83,10 +80,6 @@ public class OsgiServicesIT extends KarafTestSupport {
             registration.unregister();
         }
         await("the activation gone with its service", () -> jmx.queryNames(pattern, null).isEmpty() ? "gone" : null);
-    }
-
-    private static String status(Object factory) {
-        return ((org.rdmaconnector.osgi.RdmaConnectionFactory) factory).status();
     }
 
     /** Made only inside a test, after the feature is installed. */

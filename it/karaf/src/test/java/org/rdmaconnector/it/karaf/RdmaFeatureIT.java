@@ -8,18 +8,17 @@ import static org.junit.Assert.assertTrue;
 import java.io.File;
 import java.util.List;
 import java.util.jar.JarFile;
-
 import org.apache.karaf.features.Feature;
 import org.apache.karaf.features.Repository;
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.FrameworkUtil;
-import org.osgi.framework.wiring.BundleWire;
 import org.osgi.framework.wiring.BundleRevision;
+import org.osgi.framework.wiring.BundleWire;
 import org.osgi.framework.wiring.BundleWiring;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.Rdma;
-import org.rdmaconnector.verbs.RdmaException;
 
 /**
  * The rdma-connector feature in Karaf: it installs from its Maven URL, rdma-native runs, and calling into it from
@@ -29,9 +28,10 @@ import org.rdmaconnector.verbs.RdmaException;
 public class RdmaFeatureIT extends KarafTestSupport {
 
     @Test
-    public void featureInstallsFromItsMavenRepository() throws Exception {
-        // installed already before each test (installFeature): repeating both commands must be harmless
-        installRdmaFeature();
+    public void theFeatureRepositoryIsRegisteredUnderItsMavenUrl() throws Exception {
+        // the KAR registered it under its Maven URL; adding it by that URL, as users of a Maven repository do, is
+        // then harmless
+        executeCommand("feature:repo-add " + FEATURE_REPOSITORY);
 
         Repository repository = null;
         for (Repository candidate : featuresService.listRepositories()) {
@@ -39,7 +39,7 @@ public class RdmaFeatureIT extends KarafTestSupport {
                 repository = candidate;
             }
         }
-        assertNotNull("feature:repo-add " + FEATURE_REPOSITORY + " registered no repository", repository);
+        assertNotNull("no repository registered under " + FEATURE_REPOSITORY, repository);
         Feature feature = featuresService.getFeature(FEATURE);
         assertNotNull("no feature " + FEATURE, feature);
         assertTrue(FEATURE + " is not installed", featuresService.isInstalled(feature));
@@ -75,13 +75,23 @@ public class RdmaFeatureIT extends KarafTestSupport {
     }
 
     @Test
-    public void rdmaNativeIsTheBundleThisBuildStaged() throws Exception {
-        // not an older SNAPSHOT from the local repository: the staged repository comes first for pax-url
-        // (bnd's qualifier is the build time to the minute)
-        try (JarFile staged = new JarFile(new File(NATIVE_STAGED))) {
-            assertEquals("Bundle-Version of " + NATIVE_STAGED,
-                    staged.getManifest().getMainAttributes().getValue("Bundle-Version"),
-                    bundle(NATIVE_BUNDLE).getVersion().toString());
+    public void theBundlesKarafRunsAreTheKarsOwn() throws Exception {
+        // not an older SNAPSHOT from the local repository (bnd's qualifier is the build time to the minute): the
+        // Bundle-Version Karaf runs is that of the jar inside the KAR the README's steps installed
+        try (JarFile kar = new JarFile(new File(KAR))) {
+            for (String artifact : List.of("rdma-native", "rdma-osgi")) {
+                Bundle running = bundle("rdma-native".equals(artifact) ? NATIVE_BUNDLE : OSGI_BUNDLE);
+                var jar = kar.stream().filter(e -> e.getName().matches("repository/org/rdmaconnector/" + artifact
+                        + "/[^/]+/" + artifact + "-[^/]+\\.jar"))
+                        .findFirst().orElseThrow(() -> new AssertionError(KAR + " holds no " + artifact + " jar"));
+                try (var in = new java.util.jar.JarInputStream(kar.getInputStream(jar))) {
+                    assertEquals("Bundle-Version of " + jar.getName() + " in " + KAR,
+                            in.getManifest().getMainAttributes().getValue("Bundle-Version"),
+                            running.getVersion().toString());
+                }
+                assertTrue(running.getSymbolicName() + " was installed from " + running.getLocation(),
+                        running.getLocation().startsWith("mvn:org.rdmaconnector/" + artifact + "/"));
+            }
         }
     }
 

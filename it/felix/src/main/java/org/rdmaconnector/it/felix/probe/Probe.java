@@ -25,9 +25,10 @@ import org.osgi.service.component.annotations.Reference;
 import org.rdmaconnector.connector.CmEventListener;
 import org.rdmaconnector.connector.CompletionListener;
 import org.rdmaconnector.connector.RdmaConnection;
+import org.rdmaconnector.connector.RdmaConnectionFactory;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
-import org.rdmaconnector.osgi.RdmaConnectionFactory;
+import org.rdmaconnector.osgi.ConnectionPool;
 
 /**
  * Drives rdma-osgi from inside the framework for tests outside it, which share only JDK types with the bundles: the
@@ -35,7 +36,7 @@ import org.rdmaconnector.osgi.RdmaConnectionFactory;
  * Immediate: it holds the echo services it registered, which must not go when a test ungets the probe. Operations:
  * <ul>
  * <li>{@code configureFactory {name, properties}}: creates or updates the factory configuration {@code name} of
- * {@value RdmaConnectionFactory#FACTORY_PID}; returns its PID;</li>
+ * {@value ConnectionPool#FACTORY_PID}; returns its PID;</li>
  * <li>{@code deleteConfiguration {pid}};</li>
  * <li>{@code factoryStatus {pid}}: the factory service's status line, or null while there is none;</li>
  * <li>{@code register {properties}}: registers an {@link Echo} as a CmEventListener and a CompletionListener with
@@ -78,7 +79,7 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
             return switch (operation) {
                 case "configureFactory" -> {
                     Configuration configuration = configurations.getFactoryConfiguration(
-                        RdmaConnectionFactory.FACTORY_PID, (String) args.get("name"), "?");
+                        ConnectionPool.FACTORY_PID, (String) args.get("name"), "?");
                     configuration.update(dictionary((Map<String, Object>) args.get("properties")));
                     yield configuration.getPid();
                 }
@@ -86,7 +87,8 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
                     configurations.getConfiguration((String) args.get("pid"), "?").delete();
                     yield null;
                 }
-                case "factoryStatus" -> withFactory((String) args.get("pid"), f -> f == null ? null : f.status());
+                case "factoryStatus" -> withService(ConnectionPool.class, (String) args.get("pid"),
+                    p -> p == null ? null : p.status());
                 case "register" -> {
                     Echo echo = new Echo();
                     ServiceRegistration<?> registration = context.registerService(
@@ -107,7 +109,7 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
                     yield null;
                 }
                 case "journal" -> echo(args).echo().journal();
-                case "exchange" -> withFactory((String) args.get("pid"), f -> exchange(f, args));
+                case "exchange" -> withService(RdmaConnectionFactory.class, (String) args.get("pid"), f -> exchange(f, args));
                 default -> throw new IllegalArgumentException("no probe operation " + operation);
             };
         } catch (IOException e) {
@@ -123,14 +125,14 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
         return registered;
     }
 
-    /** Runs {@code use} with the factory service of {@code pid}, or with null when there is none. */
-    private <T> T withFactory(String pid, java.util.function.Function<RdmaConnectionFactory, T> use) {
+    /** Runs {@code use} with the {@code type} service of {@code pid}, or with null when there is none. */
+    private <S, T> T withService(Class<S> type, String pid, java.util.function.Function<S, T> use) {
         try {
-            var references = context.getServiceReferences(RdmaConnectionFactory.class, "(service.pid=" + pid + ")");
+            var references = context.getServiceReferences(type, "(service.pid=" + pid + ")");
             if (references.isEmpty()) {
                 return use.apply(null);
             }
-            ServiceReference<RdmaConnectionFactory> reference = references.iterator().next();
+            ServiceReference<S> reference = references.iterator().next();
             try {
                 return use.apply(context.getService(reference));
             } finally {
@@ -154,7 +156,7 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
         try (RdmaConnection connection = factory.getConnection();
              RdmaEndpoint endpoint = connection.connect(service, TIMEOUT)) {
             seen.put("device", connection.deviceName());
-            seen.put("counters while lent", factory.counters().toString());
+            seen.put("counters while lent", pool(args).counters().toString());
             for (int i = 0; i < messages; i++) {
                 byte[] message = message(i, size);
                 WorkRequest echo = endpoint.receive();
@@ -177,8 +179,13 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
         }
         seen.put("echoed intact", intact);
         seen.put("echoed at once", immediate);
-        seen.put("counters", factory.counters().toString());
+        seen.put("counters", pool(args).counters().toString());
         return seen;
+    }
+
+    /** The pool view of the factory of {@code args}' pid (the same service object). */
+    private ConnectionPool pool(Map<String, Object> args) {
+        return withService(ConnectionPool.class, (String) args.get("pid"), p -> p);
     }
 
     /** Message {@code i}: "echo i ", then letters, {@code size} bytes in all. */

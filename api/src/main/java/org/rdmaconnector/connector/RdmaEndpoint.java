@@ -1,7 +1,6 @@
 package org.rdmaconnector.connector;
 
 import java.net.InetSocketAddress;
-import org.rdmaconnector.verbs.MemoryRegion;
 
 /**
  * One end of an established reliable connection, made by {@link RdmaConnection#connect}. Each posted send or receive

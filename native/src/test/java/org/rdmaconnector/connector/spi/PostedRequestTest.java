@@ -1,4 +1,17 @@
-package org.rdmaconnector.connector;
+package org.rdmaconnector.connector.spi;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.connector.WcOpcode;
+import org.rdmaconnector.connector.WorkCompletion;
+import org.rdmaconnector.verbs.RdmaErrors;
+import org.rdmaconnector.verbs.jna.Layout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,30 +20,19 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.rdmaconnector.verbs.RdmaException;
-import org.rdmaconnector.verbs.WcOpcode;
-import org.rdmaconnector.verbs.WorkCompletion;
-import org.rdmaconnector.verbs.jna.Layout;
-
 /** A work request ends once: with its work completion, or failed (its device removed), which its waiter is told. */
 @Timeout(30)
-class WorkRequestTest {
+class PostedRequestTest {
     private static WorkCompletion completion(long wrId, int status) {
         return new WorkCompletion(wrId, status, WcOpcode.RECV, 0, 0, 0, 7, 0, 0);
     }
 
-    private static final RdmaException REMOVED = RdmaException.explained("ibv_post_recv", Layout.ENODEV,
+    private static final RdmaException REMOVED = RdmaErrors.explained("ibv_post_recv", Layout.ENODEV,
         "device removed: rxe1");
 
     @Test
     void aWaiterOfAFailedRequestGetsItsError() throws Exception {
-        WorkRequest request = new WorkRequest(1, WorkRequest.Kind.RECEIVE);
+        PostedRequest request = new PostedRequest(1, WorkRequest.Kind.RECEIVE);
         CompletableFuture<WorkCompletion> waiter = CompletableFuture.supplyAsync(() -> {
             try {
                 return request.await(Duration.ofSeconds(20));
@@ -51,18 +53,18 @@ class WorkRequestTest {
 
     @Test
     void aRequestEndsOnceWhicheverComesFirst() throws Exception {
-        WorkRequest failed = new WorkRequest(2, WorkRequest.Kind.SEND);
+        PostedRequest failed = new PostedRequest(2, WorkRequest.Kind.SEND);
         assertTrue(failed.fail(completion(2, Layout.IBV_WC_WR_FLUSH_ERR), REMOVED));
         assertFalse(failed.complete(completion(2, Layout.IBV_WC_SUCCESS), new byte[1]), "a late completion");
         assertSame(REMOVED, assertThrows(RdmaException.class, () -> failed.await(Duration.ofSeconds(1))));
         assertNull(failed.await(Duration.ofMillis(1)), "consumed: a second wait times out");
 
-        WorkRequest completed = new WorkRequest(3, WorkRequest.Kind.SEND);
+        PostedRequest completed = new PostedRequest(3, WorkRequest.Kind.SEND);
         assertTrue(completed.complete(completion(3, Layout.IBV_WC_SUCCESS), null));
         assertFalse(completed.fail(completion(3, Layout.IBV_WC_WR_FLUSH_ERR), REMOVED));
         assertNull(completed.failure());
         assertTrue(completed.await(Duration.ofSeconds(1)).isSuccess());
-        assertThrows(IllegalArgumentException.class, () -> new WorkRequest(4, WorkRequest.Kind.SEND).fail(
+        assertThrows(IllegalArgumentException.class, () -> new PostedRequest(4, WorkRequest.Kind.SEND).fail(
             completion(4, Layout.IBV_WC_WR_FLUSH_ERR), null));
     }
 }

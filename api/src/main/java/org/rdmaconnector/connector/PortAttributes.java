@@ -1,4 +1,4 @@
-package org.rdmaconnector.verbs;
+package org.rdmaconnector.connector;
 
 /**
  * What {@code ibv_query_port(3)} reports ({@code struct ibv_port_attr}).
@@ -14,14 +14,19 @@ package org.rdmaconnector.verbs;
  */
 public record PortAttributes(int portNumber, int state, int maxMtu, int activeMtu, int gidTableLength,
                              long maxMessageSize, int lid, int linkLayer) {
+    /** {@code IBV_PORT_ACTIVE}. */
+    public static final int PORT_ACTIVE = 4;
+    /** {@code IBV_LINK_LAYER_ETHERNET}. */
+    public static final int LINK_LAYER_ETHERNET = 2;
+
     /** Whether the port is ACTIVE (usable). */
     public boolean isActive() {
-        return state == org.rdmaconnector.verbs.jna.Layout.IBV_PORT_ACTIVE;
+        return state == PORT_ACTIVE;
     }
 
     /** Whether the link layer is Ethernet (RoCE, including Soft-RoCE). */
     public boolean isEthernet() {
-        return linkLayer == org.rdmaconnector.verbs.jna.Layout.IBV_LINK_LAYER_ETHERNET;
+        return linkLayer == LINK_LAYER_ETHERNET;
     }
 
     /** The active MTU in bytes. */

@@ -1,4 +1,4 @@
-package org.rdmaconnector.verbs;
+package org.rdmaconnector.connector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package org.rdmaconnector.verbs;
+package org.rdmaconnector.connector;
 
 /**
  * What {@code ibv_query_device(3)} reports ({@code struct ibv_device_attr}), the fields applications size things by.

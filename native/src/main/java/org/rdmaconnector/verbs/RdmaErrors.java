@@ -2,18 +2,17 @@ package org.rdmaconnector.verbs;
 
 import java.util.Map;
 import java.util.Set;
+import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Errno;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 
 /**
- * A call into librdmacm or libibverbs failed. Carries the C function, the errno and its symbolic name, and a sentence
- * a person can act on: {@code rdma_create_event_channel failed: ENODEV (19): no RDMA device is present on this machine}.
- * Bad arguments are not RDMA errors: they throw {@link IllegalArgumentException}.
+ * Makes the {@link RdmaException} of a failed librdmacm or libibverbs call: names the errno and explains it for the
+ * call, where strerror(3) would mislead (ENOMEM of a pinning call is the locked-memory limit, with the limit in force
+ * now).
  */
-public class RdmaException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
+public final class RdmaErrors {
     private static final String MEMLOCK_ADVICE = "raise the locked-memory limit (ulimit -l; LimitMEMLOCK= for a "
         + "systemd service; the container's memlock ulimit)";
     private static final String QUEUE_ENOMEM = "out of memory, which for RDMA is most often the locked-memory limit "
@@ -44,35 +43,28 @@ public class RdmaException extends RuntimeException {
         Map.entry("*/" + Layout.EPERM, "not permitted; check access to /dev/infiniband and the locked-memory limit"),
         Map.entry("*/" + Layout.EACCES, "not permitted; check access to /dev/infiniband"));
 
-    private final String function;
-    private final int errno;
+    private RdmaErrors() {
+    }
 
     /** An error of {@code function} with {@code errno}, explained in the message. */
-    public RdmaException(String function, int errno) {
-        this(function, errno, null);
+    public static RdmaException of(String function, int errno) {
+        return of(function, errno, null);
     }
 
-    /** As {@link #RdmaException(String, int)}, with a detail (the object or argument concerned) in the message. */
-    public RdmaException(String function, int errno, String detail) {
-        super(message(function, errno, detail));
-        this.function = function;
-        this.errno = errno;
-    }
-
-    private RdmaException(String function, int errno, String explanation, boolean explained) {
-        super(function + " failed: " + Errno.name(errno) + " (" + errno + "): " + explanation);
-        this.function = function;
-        this.errno = errno;
+    /** As {@link #of(String, int)}, with a detail (the object or argument concerned) in the message. */
+    public static RdmaException of(String function, int errno, String detail) {
+        return new RdmaException(function, errno, Errno.name(errno),
+            explanation(function, errno) + (detail == null ? "" : " [" + detail + "]"));
     }
 
     /** An error whose explanation is given, where the errno's usual one would mislead (a device name not found). */
     public static RdmaException explained(String function, int errno, String explanation) {
-        return new RdmaException(function, errno, explanation, true);
+        return new RdmaException(function, errno, Errno.name(errno), explanation);
     }
 
     /** An error from the last native call on this thread: reads errno now, so call it right after the failing call. */
     static RdmaException lastError(String function, String detail) {
-        return new RdmaException(function, Mem.errno(), detail);
+        return of(function, Mem.errno(), detail);
     }
 
     /**
@@ -80,10 +72,10 @@ public class RdmaException extends RuntimeException {
      * set (both occur across rdma-core versions and providers, as the man pages allow).
      */
     static RdmaException fromReturnCode(String function, int rc, String detail) {
-        return new RdmaException(function, rc > 0 ? rc : Mem.errno(), detail);
+        return of(function, rc > 0 ? rc : Mem.errno(), detail);
     }
 
-    private static String message(String function, int errno, String detail) {
+    private static String explanation(String function, int errno) {
         String explanation = EXPLANATIONS.get(function + "/" + errno);
         if (explanation == null) {
             explanation = EXPLANATIONS.get("*/" + errno);
@@ -95,22 +87,6 @@ public class RdmaException extends RuntimeException {
         if (errno == Layout.ENOMEM && PINNING.contains(function)) {
             explanation += "; " + Rdma.lockedMemoryReport();
         }
-        return function + " failed: " + Errno.name(errno) + " (" + errno + "): " + explanation
-            + (detail == null ? "" : " [" + detail + "]");
-    }
-
-    /** The C function that failed, e.g. {@code rdma_create_event_channel}. */
-    public String function() {
-        return function;
-    }
-
-    /** The errno it reported. */
-    public int errno() {
-        return errno;
-    }
-
-    /** The symbolic name of {@link #errno()}, e.g. {@code ENODEV}. */
-    public String errnoName() {
-        return Errno.name(errno);
+        return explanation;
     }
 }

@@ -1,6 +1,4 @@
-package org.rdmaconnector.verbs;
-
-import org.rdmaconnector.verbs.jna.Layout;
+package org.rdmaconnector.connector;
 
 /** {@code enum rdma_cm_event_type}, in header order (rdma_get_cm_event(3)). */
 public enum CmEventType {
@@ -23,20 +21,13 @@ public enum CmEventType {
 
     private static final CmEventType[] VALUES = values();
 
-    static {
-        // the C enum counts from RDMA_CM_EVENT_ADDR_RESOLVED to RDMA_CM_EVENT_TIMEWAIT_EXIT without gaps
-        if (Layout.RDMA_CM_EVENT_ADDR_RESOLVED != 0 || Layout.RDMA_CM_EVENT_TIMEWAIT_EXIT != VALUES.length - 1) {
-            throw new ExceptionInInitializerError("enum rdma_cm_event_type does not match CmEventType");
-        }
-    }
-
     /** The C enum value. */
     public int value() {
         return ordinal();
     }
 
     /** The type of C value {@code value}; null for one this version does not know. */
-    static CmEventType of(int value) {
+    public static CmEventType of(int value) {
         return value >= 0 && value < VALUES.length ? VALUES[value] : null;
     }
 

@@ -1,14 +1,11 @@
-package org.rdmaconnector.verbs;
+package org.rdmaconnector.connector;
 
-import org.rdmaconnector.verbs.jna.IbVerbs;
-import org.rdmaconnector.verbs.jna.Layout;
-import org.rdmaconnector.verbs.jna.Mem;
 
 /**
  * A work completion ({@code struct ibv_wc}, ibv_poll_cq(3)), copied out of the completion queue.
  *
  * @param wrId the id of the work request it completes
- * @param status {@code enum ibv_wc_status}; 0 is success
+ * @param status {@code enum ibv_wc_status} ({@link WcStatus}); 0 is success
  * @param opcode the operation
  * @param vendorError vendor_err
  * @param byteLength bytes received (receives only)
@@ -21,7 +18,7 @@ public record WorkCompletion(long wrId, int status, WcOpcode opcode, int vendorE
                              int immediateData, int qpNumber, int sourceQp, int flags) {
     /** Whether the work request succeeded ({@code IBV_WC_SUCCESS}). */
     public boolean isSuccess() {
-        return status == Layout.IBV_WC_SUCCESS;
+        return status == WcStatus.SUCCESS.value();
     }
 
     /** ibv_wc_status_str(3) of the status, e.g. "success", "Work Request Flushed Error". */
@@ -29,16 +26,8 @@ public record WorkCompletion(long wrId, int status, WcOpcode opcode, int vendorE
         return statusText(status);
     }
 
-    /** ibv_wc_status_str(3). */
+    /** ibv_wc_status_str(3) of {@code status}. */
     public static String statusText(int status) {
-        return Mem.string(IbVerbs.ibv_wc_status_str(status));
-    }
-
-    static WorkCompletion read(long wc) {
-        return new WorkCompletion(Mem.getLong(wc + Layout.IBV_WC_WR_ID), Mem.getInt(wc + Layout.IBV_WC_STATUS),
-            WcOpcode.of(Mem.getInt(wc + Layout.IBV_WC_OPCODE)), Mem.getInt(wc + Layout.IBV_WC_VENDOR_ERR),
-            Mem.getInt(wc + Layout.IBV_WC_BYTE_LEN), Integer.reverseBytes(Mem.getInt(wc + Layout.IBV_WC_IMM_DATA)),
-            Mem.getInt(wc + Layout.IBV_WC_QP_NUM), Mem.getInt(wc + Layout.IBV_WC_SRC_QP),
-            Mem.getInt(wc + Layout.IBV_WC_WC_FLAGS));
+        return WcStatus.text(status);
     }
 }

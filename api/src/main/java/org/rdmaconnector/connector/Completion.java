@@ -1,4 +1,4 @@
-package org.rdmaconnector.verbs;
+package org.rdmaconnector.connector;
 
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;

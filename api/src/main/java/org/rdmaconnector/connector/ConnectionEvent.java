@@ -1,7 +1,6 @@
 package org.rdmaconnector.connector;
 
 import java.net.InetSocketAddress;
-import org.rdmaconnector.verbs.CmEventType;
 
 /**
  * A CM event of a listener's connection, copied (the native event is already acknowledged). For a CONNECT_REQUEST

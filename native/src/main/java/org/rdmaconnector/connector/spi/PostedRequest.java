@@ -1,20 +1,13 @@
-package org.rdmaconnector.connector;
+package org.rdmaconnector.connector.spi;
 
 import java.time.Duration;
-import org.rdmaconnector.verbs.Completion;
-import org.rdmaconnector.verbs.RdmaException;
-import org.rdmaconnector.verbs.WorkCompletion;
+import org.rdmaconnector.connector.Completion;
+import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WorkCompletion;
+import org.rdmaconnector.connector.WorkRequest;
 
-/**
- * A posted send or receive: its {@link Completion} completes once, when its work completion arrives (successful or
- * not) or when its endpoint closes first (then {@link #result()} has status {@code IBV_WC_WR_FLUSH_ERR}), or when
- * it can never complete because its device was removed (then {@link #failure()} says so, {@link #result()} is
- * flushed, and {@link #await} throws).
- */
-public final class WorkRequest {
-    /** What was posted. */
-    public enum Kind { SEND, RECEIVE }
-
+/** The connector's {@link WorkRequest}: made when a request is posted, completed or failed once by the connector. */
+final class PostedRequest implements WorkRequest {
     private final long wrId;
     private final Kind kind;
     private final Completion completion = new Completion();
@@ -22,53 +15,48 @@ public final class WorkRequest {
     private volatile byte[] data;
     private volatile RdmaException failure;
 
-    /** For the connector's own use: a request posted with {@code wrId}. */
-    public WorkRequest(long wrId, Kind kind) {
+    /** A request posted with {@code wrId}. */
+    PostedRequest(long wrId, Kind kind) {
         this.wrId = wrId;
         this.kind = kind;
     }
 
-    /** The work request id the connector posted it with. */
+    @Override
     public long wrId() {
         return wrId;
     }
 
-    /** Send or receive. */
+    @Override
     public Kind kind() {
         return kind;
     }
 
-    /** Completes once the request is done: wait on it, or poll it with {@code tryWaitForCompletion()}. */
+    @Override
     public Completion completion() {
         return completion;
     }
 
-    /** Whether the request is done (does not consume the completion). */
+    @Override
     public boolean isDone() {
         return result != null;
     }
 
-    /** The work completion, or null while the request is in flight. */
+    @Override
     public WorkCompletion result() {
         return result;
     }
 
-    /** For a receive into the endpoint's own slot: a copy of the bytes received; otherwise null. */
+    @Override
     public byte[] data() {
         return data;
     }
 
-    /** Why the request ended without a work completion of its own (its device was removed), or null. */
+    @Override
     public RdmaException failure() {
         return failure;
     }
 
-    /**
-     * Waits up to {@code timeout} for the request and returns its work completion, or null on timeout. Consumes the
-     * completion's count like {@link Completion#waitForCompletion(Duration)}.
-     *
-     * @throws RdmaException the {@link #failure()} of a request that can never complete (ENODEV, "device removed")
-     */
+    @Override
     public WorkCompletion await(Duration timeout) throws InterruptedException {
         if (!completion.waitForCompletion(timeout)) {
             return null;
@@ -80,8 +68,8 @@ public final class WorkRequest {
         return result;
     }
 
-    /** For the connector's own use: records the result (and received bytes) and completes, once. */
-    public boolean complete(WorkCompletion workCompletion, byte[] received) {
+    /** Records the result (and received bytes) and completes, once. */
+    boolean complete(WorkCompletion workCompletion, byte[] received) {
         return complete(workCompletion, received, null);
     }
 
@@ -89,7 +77,7 @@ public final class WorkRequest {
      * For the connector's own use: ends a request that can never complete with {@code error}, recording
      * {@code flushed} (status {@code IBV_WC_WR_FLUSH_ERR}) as its result; once, like {@link #complete}.
      */
-    public boolean fail(WorkCompletion flushed, RdmaException error) {
+    boolean fail(WorkCompletion flushed, RdmaException error) {
         if (error == null) {
             throw new IllegalArgumentException("error must not be null");
         }

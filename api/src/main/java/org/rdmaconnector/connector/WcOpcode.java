@@ -1,14 +1,12 @@
-package org.rdmaconnector.verbs;
-
-import org.rdmaconnector.verbs.jna.Layout;
+package org.rdmaconnector.connector;
 
 /** The operation of a work completion ({@code enum ibv_wc_opcode}). */
 public enum WcOpcode {
-    SEND(Layout.IBV_WC_SEND),
-    RDMA_WRITE(Layout.IBV_WC_RDMA_WRITE),
-    RDMA_READ(Layout.IBV_WC_RDMA_READ),
-    RECV(Layout.IBV_WC_RECV),
-    RECV_RDMA_WITH_IMM(Layout.IBV_WC_RECV_RDMA_WITH_IMM),
+    SEND(0),
+    RDMA_WRITE(1),
+    RDMA_READ(2),
+    RECV(128),
+    RECV_RDMA_WITH_IMM(129),
     /** Another opcode (atomics, memory windows, ...), or one of a failed completion, where it is undefined. */
     OTHER(-1);
 
@@ -18,12 +16,18 @@ public enum WcOpcode {
         this.value = value;
     }
 
+    /** The C enum value ({@code IBV_WC_} and the name); -1 for OTHER. */
+    public int value() {
+        return value;
+    }
+
     /** Whether it completes a receive (the peer's send or RDMA write with immediate). */
     public boolean isReceive() {
         return this == RECV || this == RECV_RDMA_WITH_IMM;
     }
 
-    static WcOpcode of(int value) {
+    /** The opcode of C value {@code value}; OTHER for one not listed. */
+    public static WcOpcode of(int value) {
         for (WcOpcode opcode : values()) {
             if (opcode.value == value) {
                 return opcode;

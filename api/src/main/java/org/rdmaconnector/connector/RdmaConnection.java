@@ -3,12 +3,6 @@ package org.rdmaconnector.connector;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import org.rdmaconnector.verbs.CompletionChannel;
-import org.rdmaconnector.verbs.CompletionQueue;
-import org.rdmaconnector.verbs.DeviceAttributes;
-import org.rdmaconnector.verbs.EventChannel;
-import org.rdmaconnector.verbs.MemoryRegion;
-import org.rdmaconnector.verbs.PortAttributes;
 
 /**
  * An application's handle on a pooled set of RDMA channels: a CM event channel, a completion channel with its
@@ -17,7 +11,7 @@ import org.rdmaconnector.verbs.PortAttributes;
  * and memory regions made through this handle are closed. A closed handle throws {@link IllegalStateException}.
  *
  * <p>The connector reads the channels itself (CM events answer {@link #connect}, completions complete
- * {@link WorkRequest}s); they are shown here to be seen, not read.
+ * {@link WorkRequest}s); {@link #channels()} shows figures of them, never the channels.
  */
 public interface RdmaConnection extends AutoCloseable {
     /**
@@ -25,7 +19,7 @@ public interface RdmaConnection extends AutoCloseable {
      * reliable-connected queue pair on this set's queue and protection domain, connects, and returns when the
      * connection is ESTABLISHED.
      *
-     * @throws org.rdmaconnector.verbs.RdmaException when the peer rejects, is unreachable, or {@code timeout} passes
+     * @throws org.rdmaconnector.connector.RdmaException when the peer rejects, is unreachable, or {@code timeout} passes
      *     (ETIMEDOUT), naming the step and the address
      */
     RdmaEndpoint connect(InetSocketAddress remote, Duration timeout);
@@ -50,14 +44,8 @@ public interface RdmaConnection extends AutoCloseable {
     /** ibv_query_port(3) of the configured port. */
     PortAttributes queryPort();
 
-    /** This set's RDMA CM event channel. */
-    EventChannel eventChannel();
-
-    /** This set's completion channel. */
-    CompletionChannel completionChannel();
-
-    /** This set's completion queue (send and receive completions of every endpoint of the set). */
-    CompletionQueue completionQueue();
+    /** Figures of this handle's channel set (fds, the completion queue's size, counters); never the channels. */
+    ChannelSetInfo channels();
 
     /** Whether this handle is closed. */
     boolean isClosed();

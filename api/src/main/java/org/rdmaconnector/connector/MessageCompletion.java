@@ -1,6 +1,5 @@
 package org.rdmaconnector.connector;
 
-import org.rdmaconnector.verbs.WorkCompletion;
 
 /** A work completion of a listener's connection: a message received (with its bytes) or a send completed. */
 public interface MessageCompletion {
