@@ -6,4 +6,7 @@
  * {@link org.rdmaconnector.connector.CompletionListener} with the {@code rdma.*} properties of
  * {@link org.rdmaconnector.osgi.Whiteboard} get the events of a listener on that address.
  */
+@Version("0.1.0")
 package org.rdmaconnector.osgi;
+
+import org.osgi.annotation.versioning.Version;
