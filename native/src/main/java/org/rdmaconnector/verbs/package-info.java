@@ -5,7 +5,8 @@
  * org.rdmaconnector.verbs.MemoryRegion}, {@link org.rdmaconnector.verbs.CompletionQueue}, {@link
  * org.rdmaconnector.verbs.QueuePair}, ...), each {@link java.lang.AutoCloseable} in an ownership tree where a parent
  * closes its children first and a closed object throws instead of touching freed memory. Failures of the C library
- * are {@link org.rdmaconnector.verbs.RdmaException}s naming the function and the errno.
+ * are {@link org.rdmaconnector.connector.RdmaException}s naming the function and the errno
+ * ({@link org.rdmaconnector.verbs.RdmaErrors}).
  */
 @Version("0.1.0")
 package org.rdmaconnector.verbs;
