@@ -32,7 +32,7 @@ import org.rdmaconnector.connector.AcceptPolicy;
  *     RDMA CM's choice (on RoCE about half a second), which makes every lost packet cost that long
  * @param setupRetry how the listener retries listening while it cannot, and for how long
  * @param deliveryActive whether the activation delivers from the start; false starts it paused
- *     ({@link Activation#resume()} starts delivery), its connections accepted and held back by RC flow control
+ *     ({@link Activation#resumeDelivery()} starts delivery), its connections accepted and held back by RC flow control
  */
 public record ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy,
                                List<Cidr> allowedPeers, int receiveBufferCount, int receiveBufferSize,
