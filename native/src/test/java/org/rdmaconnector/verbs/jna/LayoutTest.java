@@ -55,7 +55,14 @@ class LayoutTest {
     }
 
     private static String run(List<String> command, Path dir) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process process;
+        try {
+            process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new IOException("cannot run " + command.get(0) + ": LayoutTest compiles src/test/c/layout.c against "
+                + "the installed headers; .ci/prerequisites names what is missing and its apt-get line ("
+                + e.getMessage() + ")", e);
+        }
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "timed out: " + command);
         assertEquals(0, process.exitValue(), () -> String.join(" ", command) + " failed (are gcc, libibverbs-dev "
