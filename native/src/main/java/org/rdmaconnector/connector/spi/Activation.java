@@ -456,6 +456,7 @@ public final class Activation implements AutoCloseable {
     @Override
     public String toString() {
         return "Activation[" + sink.name() + " on " + settings.address() + ":" + settings.port() + ", " + state()
-            + (isDeliveryActive() ? "" : ", paused with " + held() + " held") + ", " + delivered + " delivered, " + errors + " errors, " + undeliverable + " undeliverable]";
+            + (isDeliveryActive() ? "" : ", paused with " + held() + " held") + ", " + delivered + " delivered, "
+            + errors + " errors, " + undeliverable + " undeliverable]";
     }
 }
