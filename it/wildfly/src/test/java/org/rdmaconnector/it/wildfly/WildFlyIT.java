@@ -97,7 +97,8 @@ public class WildFlyIT {
                 .addClass(PrimitivePropertyFactory.class));
     }
 
-    private static String get(String path) throws Exception {
+    /** {@code GET} of the test application's {@code /rdma/PATH}: its body, after checking the status is 200. */
+    static String get(String path) throws Exception {
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
             URI.create(BASE_URL + path)).timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode(), response.body());
