@@ -44,7 +44,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the real {@code jboss-cli.sh}, then the unchanged rar, the test application and an application with the README's
  * {@code jboss-ejb3.xml} (its {@link Echo} bean beside a JMS bean). The injected factory then uses the device and the
  * pool size the script set, the echo bean listens on the address and port the script set, and the JMS bean is left
- * to the messaging adapter. Afterwards the server is as before (no overlay, no property of the script).
+ * to the messaging adapter. A property changed afterwards takes effect when the rar is redeployed. Afterwards the
+ * server is as before (no overlay, no property of the script or the test).
  */
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -164,6 +165,21 @@ public class WildFlyConfigurationIT {
 
     @Test
     @Order(4)
+    void aChangedPropertyTakesEffectWhenTheRarIsRedeployedAndAnEmptyDeviceMeansTheFirstActiveOne() throws Exception {
+        scriptSets("rdma.device");
+        assertTrue(!scriptProperties.containsKey("rdma.port"), "the test sets rdma.port itself: " + scriptProperties);
+        execute(Operations.createRemoveOperation(address("system-property", "rdma.device")));
+        ModelNode port = Operations.createAddOperation(address("system-property", "rdma.port"));
+        port.get("value").set("2");
+        execute(port);
+        execute(Operations.createOperation("redeploy", address("deployment", RAR_NAME)));
+        List<String> lines = WildFlyIT.get("status").lines().toList();
+        assertTrue(lines.get(1).startsWith("connection-error ENOSYS cannot open RDMA channels on the first device with "
+            + "port 2 ACTIVE: ibv_get_device_list failed: ENOSYS (38)"), String.join("\n", lines));
+    }
+
+    @Test
+    @Order(5)
     void undeployingAndUndoingTheScriptLeavesTheServerAsBefore(@ArquillianResource Deployer deployer)
         throws Exception {
         List<String> failures = new ArrayList<>();
