@@ -41,11 +41,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The README's WildFly configuration per environment, run as written against the module's one server: its
  * {@code rdma-site.cli} (system properties and a deployment overlay with its {@code rdma-ironjacamar.xml}) through
- * the real {@code jboss-cli.sh}, then the unchanged rar, the test application and an application with the README's
- * {@code jboss-ejb3.xml} (its {@link Echo} bean beside a JMS bean). The injected factory then uses the device and the
- * pool size the script set, the echo bean listens on the address and port the script set, and the JMS bean is left
- * to the messaging adapter. A property changed afterwards takes effect when the rar is redeployed. Afterwards the
- * server is as before (no overlay, no property of the script or the test).
+ * the real {@code jboss-cli.sh} while the unchanged rar and the test application are deployed (the script redeploys
+ * them), then an application with the README's {@code jboss-ejb3.xml} (its {@link Echo} bean beside a JMS bean). The
+ * injected factory then uses the device and the pool size the script set, the echo bean listens on the address and
+ * port the script set, and the JMS bean is left to the messaging adapter. A property changed afterwards takes effect
+ * when the rar is redeployed. Afterwards the server is as before (no overlay, no property of the script or the test).
  */
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -101,10 +101,16 @@ public class WildFlyConfigurationIT {
 
     @Test
     @Order(1)
-    void theReadmeScriptRunsAsWrittenAndTheRarAndApplicationsDeploy(@ArquillianResource Deployer deployer)
+    void theReadmeScriptRunsAsWrittenOnADeployedRarAndRedeploysIt(@ArquillianResource Deployer deployer)
         throws Exception {
         propertiesBefore = childNames(address(), "system-property");
         overlaysBefore = childNames(address(), "deployment-overlay");
+        deployer.deploy(RAR);
+        deployer.deploy(APP);
+        List<String> before = WildFlyIT.get("status").lines().toList();
+        assertTrue(before.get(1).startsWith("connection-error ENOSYS cannot open RDMA channels on the first device with "
+            + "port 1 ACTIVE: "), "the rar's own definition first: " + String.join("\n", before));
+
         String script = ReadmeBlock.named("rdma-site.cli");
         scriptProperties = new LinkedHashMap<>();
         for (Matcher m = SYSTEM_PROPERTY.matcher(script); m.find(); ) {
@@ -113,13 +119,11 @@ public class WildFlyConfigurationIT {
         Path dir = Files.createDirectories(Path.of(System.getProperty("wildfly.base.dir")).resolveSibling("readme-cli"));
         Files.writeString(dir.resolve("rdma-ironjacamar.xml"), ReadmeBlock.named("rdma-ironjacamar.xml"));
         Files.writeString(dir.resolve("rdma-site.cli"), script);
-        runCli(dir, "rdma-site.cli");
+        runCli(dir, "rdma-site.cli"); // its --redeploy-affected redeploys the rar, and the app with it
 
         Set<String> overlays = childNames(address(), "deployment-overlay");
         overlays.removeAll(overlaysBefore);
         assertEquals(1, overlays.size(), "the script adds one deployment overlay: " + overlays);
-        deployer.deploy(RAR);
-        deployer.deploy(APP);
         deployer.deploy(MDB_APP);
     }
 
