@@ -91,11 +91,14 @@ public class WildFlyConfigurationIT {
         return WildFlyIT.app();
     }
 
-    /** The README's {@code jboss-ejb3.xml} as written, with the README's echo bean and a JMS bean. */
+    /**
+     * The README's {@code jboss-ejb3.xml} as written, with the README's echo bean, a JMS bean and a bean bound by
+     * {@code @ResourceAdapter}.
+     */
     @Deployment(name = MDB_APP, order = 3, managed = false, testable = false)
     public static WebArchive mdbApp() throws IOException {
         return ShrinkWrap.create(WebArchive.class, "rdma-config.war")
-            .addClasses(Echo.class, JmsOrders.class)
+            .addClasses(Echo.class, JmsOrders.class, CmEventsBoundByAnnotation.class)
             .addAsWebInfResource(new StringAsset(ReadmeBlock.named("jboss-ejb3.xml")), "jboss-ejb3.xml")
             .setManifest(new StringAsset("Manifest-Version: 1.0\nDependencies: deployment." + RAR_NAME + "\n"));
     }
@@ -109,15 +112,16 @@ public class WildFlyConfigurationIT {
         deployer.deploy(RAR);
         deployer.deploy(APP);
         List<String> before = WildFlyIT.get("status").lines().toList();
-        assertTrue(before.get(1).startsWith("connection-error ENOSYS cannot open RDMA channels on the first device with "
-            + "port 1 ACTIVE: "), "the rar's own definition first: " + String.join("\n", before));
+        assertTrue(before.get(1).startsWith("connection-error ENOSYS cannot open RDMA channels on the first device "
+            + "with port 1 ACTIVE: "), "the rar's own definition first: " + String.join("\n", before));
 
         String script = ReadmeBlock.named("rdma-site.cli");
         scriptProperties = new LinkedHashMap<>();
         for (Matcher m = SYSTEM_PROPERTY.matcher(script); m.find(); ) {
             scriptProperties.put(m.group(1), m.group(2));
         }
-        Path dir = Files.createDirectories(Path.of(System.getProperty("wildfly.base.dir")).resolveSibling("readme-cli"));
+        Path dir = Path.of(System.getProperty("wildfly.base.dir")).resolveSibling("readme-cli");
+        Files.createDirectories(dir);
         Files.writeString(dir.resolve("rdma-ironjacamar.xml"), ReadmeBlock.named("rdma-ironjacamar.xml"));
         Files.writeString(dir.resolve("rdma-site.cli"), script);
         runCli(dir, "rdma-site.cli"); // its --redeploy-affected redeploys the rar, and the app with it
@@ -151,7 +155,7 @@ public class WildFlyConfigurationIT {
 
     @Test
     @Order(3)
-    void theEchoBeanListensOnTheScriptsAddressAndPortAndTheJmsBeanStaysWithMessaging() throws Exception {
+    void theEchoBeanListensWhereTheScriptSaysAndEachBeanHasItsAdapter() throws Exception {
         String listen = scriptSets("rdma.echo.address") + ":" + scriptSets("rdma.echo.port");
         assertNotEquals("10.0.0.1:7471", listen, "differs from the bean's annotation, so the descriptor took effect");
         List<String> activations = WildFlyIT.get("activations").lines()
@@ -159,6 +163,11 @@ public class WildFlyConfigurationIT {
         assertEquals(1, activations.size(), "one activation of the echo bean: " + activations);
         assertTrue(activations.get(0).startsWith("activation " + Echo.class.getName() + " " + listen
             + " WAITING_FOR_DEVICE waiting: rdma_create_event_channel failed: ENODEV (19)"), activations.get(0));
+
+        String annotated = "activation " + CmEventsBoundByAnnotation.class.getName() + " 10.0.0.8:7491 "
+            + "WAITING_FOR_DEVICE ";
+        assertTrue(WildFlyIT.get("activations").lines().anyMatch(l -> l.startsWith(annotated)),
+            "the bean with @ResourceAdapter(\"rdma-connector.rar\") is activated by the rar: " + annotated);
 
         ModelNode jms = address("deployment", "rdma-config.war", "subsystem", "ejb3", "message-driven-bean",
             JmsOrders.class.getSimpleName());
@@ -179,8 +188,8 @@ public class WildFlyConfigurationIT {
         execute(port);
         execute(Operations.createOperation("redeploy", address("deployment", RAR_NAME)));
         List<String> lines = WildFlyIT.get("status").lines().toList();
-        assertTrue(lines.get(1).startsWith("connection-error ENOSYS cannot open RDMA channels on the first device with "
-            + "port 2 ACTIVE: ibv_get_device_list failed: ENOSYS (38)"), String.join("\n", lines));
+        assertTrue(lines.get(1).startsWith("connection-error ENOSYS cannot open RDMA channels on the first device "
+            + "with port 2 ACTIVE: ibv_get_device_list failed: ENOSYS (38)"), String.join("\n", lines));
     }
 
     @Test
