@@ -8,7 +8,7 @@ import org.rdmaconnector.connector.ConnectionEvent;
 
 /**
  * An MDB that names its adapter itself ({@code @ResourceAdapter}, the README's alternative to a binding in
- * {@code jboss-ejb3.xml}), deployed by {@link WildFlyConfigurationIT} beside {@link Echo} and {@link JmsOrders}.
+ * {@code jboss-ejb3.xml}), deployed by {@link WildFlyPerEnvironmentIT} beside {@link Echo} and {@link JmsOrders}.
  */
 @ResourceAdapter("rdma-connector.rar")
 @MessageDriven(messageListenerInterface = CmEventListener.class, activationConfig = {

@@ -6,7 +6,7 @@ import org.rdmaconnector.connector.CompletionListener;
 import org.rdmaconnector.connector.MessageCompletion;
 
 /**
- * The README's echo MDB, deployed by {@link WildFlyConfigurationIT} with the README's {@code jboss-ejb3.xml}: its
+ * The README's echo MDB, deployed by {@link WildFlyPerEnvironmentIT} with the README's {@code jboss-ejb3.xml}: its
  * address and port there come from system properties and replace the annotation's values.
  */
 @MessageDriven(messageListenerInterface = CompletionListener.class, activationConfig = {
