@@ -44,6 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Order(1) // first on the fresh server, for the redeploy check's class-loader allowance (junit-platform.properties)
 @RunAsClient
 public class WildFlyIT {
     static final String RAR = "rar";
