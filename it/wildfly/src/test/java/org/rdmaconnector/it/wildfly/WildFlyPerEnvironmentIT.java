@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.rdmaconnector.it.checks.ReadmeBlock;
 
 /**
  * The README's WildFly configuration per environment, run as written against the module's one server: its
@@ -99,7 +100,7 @@ public class WildFlyPerEnvironmentIT {
     public static WebArchive mdbApp() throws IOException {
         return ShrinkWrap.create(WebArchive.class, "rdma-config.war")
             .addClasses(Echo.class, JmsOrders.class, CmEventsBoundByAnnotation.class)
-            .addAsWebInfResource(new StringAsset(ReadmeBlock.named("jboss-ejb3.xml")), "jboss-ejb3.xml")
+            .addAsWebInfResource(new StringAsset(ReadmeBlock.text("wildfly-jboss-ejb3-xml")), "jboss-ejb3.xml")
             .setManifest(new StringAsset("Manifest-Version: 1.0\nDependencies: deployment." + RAR_NAME + "\n"));
     }
 
@@ -115,14 +116,14 @@ public class WildFlyPerEnvironmentIT {
         assertTrue(before.get(1).startsWith("connection-error ENOSYS cannot open RDMA channels on the first device "
             + "with port 1 ACTIVE: "), "the rar's own definition first: " + String.join("\n", before));
 
-        String script = ReadmeBlock.named("rdma-site.cli");
+        String script = ReadmeBlock.text("wildfly-rdma-site-cli");
         scriptProperties = new LinkedHashMap<>();
         for (Matcher m = SYSTEM_PROPERTY.matcher(script); m.find(); ) {
             scriptProperties.put(m.group(1), m.group(2));
         }
         Path dir = Path.of(System.getProperty("wildfly.base.dir")).resolveSibling("readme-cli");
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("rdma-ironjacamar.xml"), ReadmeBlock.named("rdma-ironjacamar.xml"));
+        Files.writeString(dir.resolve("rdma-ironjacamar.xml"), ReadmeBlock.text("wildfly-rdma-ironjacamar-xml"));
         Files.writeString(dir.resolve("rdma-site.cli"), script);
         runCli(dir, "rdma-site.cli"); // its --redeploy-affected redeploys the rar, and the app with it
 
