@@ -140,7 +140,13 @@ class WildFlyOnRxeIT {
             Matcher m = CONNECTION.matcher(seen.get(i));
             assertTrue(m.matches(), both);
             assertEquals(B, m.group(2), both);
-            assertEquals("CONNECT_REQUEST,ESTABLISHED,DISCONNECTED", m.group(3), both);
+            if (i < CONNECTIONS) {
+                assertEquals("CONNECT_REQUEST,ESTABLISHED,DISCONNECTED", m.group(3), both);
+            } else { // rdma_client connects, sends and disconnects at once: the kernel CM on a may handle its DREQ
+                // before its RTU, and then reports no ESTABLISHED (README, "Message-driven beans"); the data still
+                // arrives and is echoed, which the lines below assert
+                assertTrue(m.group(3).matches("CONNECT_REQUEST,(ESTABLISHED,)?DISCONNECTED"), both);
+            }
             assertEquals("true", m.group(7), "receives out of sequence\n" + both);
             assertEquals(m.group(4), m.group(8), "every receive echoed, each echo completed successfully\n" + both);
             assertEquals("0", m.group(9), "failed receives or echoes\n" + both);
