@@ -86,6 +86,8 @@ class GlassFishIT {
 
     /** Where the log stood before the rar was deployed: the window the last step checks. */
     private static long logMark = -1;
+    /** Whether the server writes its log this run (see {@link #serverLogs()}); null until checked. */
+    private static Boolean serverLogs;
     private static boolean rarDeployed;
     private static boolean resourcesAdded;
     private static boolean appDeployed;
@@ -133,6 +135,26 @@ class GlassFishIT {
                 """), "glassfish-ejb-jar.xml");
     }
 
+    /**
+     * GlassFish 7.0.x installs its log manager lazily and, often on these machines, loses the race with something
+     * else in the JVM that touches java.util.logging first (eclipse-ee4j/glassfish#25133; 7.1.0 sets it on the
+     * command line): its server.log then gets nothing after the launcher's record for the whole run, and a restart
+     * does not mend it cleanly (the new JVM finds the JMX port still taken). Then the checks of the log cannot run
+     * here; they say so loudly, and the same checks run on Payara (the same test), whose logging does not have the
+     * bug. Everything else is checked either way.
+     */
+    private static boolean serverLogs() throws Exception {
+        if (serverLogs == null) {
+            serverLogs = LOG.await(0, entry -> !entry.logger().equals("jakarta.enterprise.launcher"), LOG_WAIT);
+            if (!serverLogs) {
+                System.err.println("\n*** " + SERVER + " STARTED WITHOUT ITS LOGGING: server.log has only the "
+                    + "launcher's record (eclipse-ee4j/glassfish#25133); THE CHECKS OF THE SERVER LOG ARE SKIPPED IN "
+                    + "THIS RUN (they run on Payara) ***\n");
+            }
+        }
+        return serverLogs;
+    }
+
     @Test
     @Order(1)
     void theRarDeploysAsRdmaConnectorAndItsAdapterStarts() throws Exception {
@@ -145,9 +167,12 @@ class GlassFishIT {
                 + "\nserver log since:\n" + LOG.warningsSince(logMark), e);
         }
         rarDeployed = true;
-        assertTrue(LOG.await(logMark, entry -> entry.logger().equals("org.rdmaconnector.ra.RdmaResourceAdapter")
-            && entry.text().endsWith("RDMA resource adapter started]]"), LOG_WAIT),
-            "the adapter logs its start; records in server.log since the deploy began: " + LOG.since(logMark).size());
+        if (serverLogs()) {
+            assertTrue(LOG.await(logMark, entry -> entry.logger().equals("org.rdmaconnector.ra.RdmaResourceAdapter")
+                && entry.text().endsWith("RDMA resource adapter started]]"), LOG_WAIT),
+                "the adapter logs its start; records in server.log since the deploy began: "
+                    + LOG.since(logMark).size());
+        }
         Asadmin.Result applications = ASADMIN.run("list-applications");
         assertTrue(Pattern.compile("^rdma-connector\\s+<connector>", Pattern.MULTILINE).matcher(applications.output())
             .find(), applications.toString());
@@ -258,12 +283,14 @@ class GlassFishIT {
             }
             assertTrue(refused != null, SERVER + " deployed an MDB whose address is ${ENV=RDMA_ADDRESS}: does it "
                 + "substitute now? Then update the README and this test");
-            List<ServerLog.Entry> warnings = LOG.since(mark).stream().filter(ServerLog.Entry::isWarningOrWorse)
-                .toList();
-            assertTrue(warnings.stream().anyMatch(e -> e.text().contains("invalid RDMA activation: Address "
-                + "'${ENV=RDMA_ADDRESS}' is not an IP address")), SERVER + " refuses the activation naming the "
-                + "unresolved address; warnings since the deploy:\n" + ServerLog.describe(warnings));
-            warnings.forEach(e -> EXPECTED_REFUSAL.add(e.text()));
+            if (serverLogs()) {
+                List<ServerLog.Entry> warnings = LOG.since(mark).stream().filter(ServerLog.Entry::isWarningOrWorse)
+                    .toList();
+                assertTrue(warnings.stream().anyMatch(e -> e.text().contains("invalid RDMA activation: Address "
+                    + "'${ENV=RDMA_ADDRESS}' is not an IP address")), SERVER + " refuses the activation naming the "
+                    + "unresolved address; warnings since the deploy:\n" + ServerLog.describe(warnings));
+                warnings.forEach(e -> EXPECTED_REFUSAL.add(e.text()));
+            }
         }
     }
 
@@ -283,12 +310,14 @@ class GlassFishIT {
         assumeTrue(rarDeployed, "rdma-connector is not deployed");
         deployer.undeploy(RAR);
         rarDeployed = false;
+        Asadmin.Result applications = ASADMIN.run("list-applications");
+        assertTrue(applications.output().contains("Nothing to list."), applications.toString());
+        assumeTrue(serverLogs(), SERVER + " wrote no server.log this run (eclipse-ee4j/glassfish#25133): the "
+            + "adapter's stop and the warnings while it was deployed are checked on Payara");
         assertTrue(LOG.await(logMark, entry -> entry.logger().equals("org.rdmaconnector.ra.RdmaResourceAdapter")
             && entry.text().endsWith("RDMA resource adapter stopped]]"), LOG_WAIT),
             "the adapter logs that it stopped; records in server.log since the rar was deployed: "
                 + LOG.since(logMark).size() + "; warnings and errors among them:\n" + LOG.warningsSince(logMark));
-        Asadmin.Result applications = ASADMIN.run("list-applications");
-        assertTrue(applications.output().contains("Nothing to list."), applications.toString());
 
         List<ServerLog.Entry> warnings = LOG.since(logMark).stream().filter(ServerLog.Entry::isWarningOrWorse).toList();
         List<ServerLog.Entry> serverOwn = warnings.stream().filter(GlassFishIT::isServerOwn).toList();
