@@ -91,7 +91,6 @@ public class PooledConnectionFactory implements RdmaConnectionFactory, Connectio
     private RdmaRuntime runtime;
 
     private volatile PooledConnections pool;
-    private volatile Pool.Settings pooling;
     private volatile String description;
     private ObjectName shown;
 
@@ -129,7 +128,6 @@ public class PooledConnectionFactory implements RdmaConnectionFactory, Connectio
         Pool.Settings pooling = new Pool.Settings(config.minPoolSize(), config.maxPoolSize(),
             Duration.ofSeconds(config.idleTimeoutSeconds()), Duration.ofMillis(config.borrowTimeoutMillis()));
         pool = new PooledConnections(channels, pooling, runtime.devices(), runtime.engine(), runtime.scheduler());
-        this.pooling = pooling;
         description = channels.deviceDescription() + ", pool " + pooling.minSize() + ".." + pooling.maxSize();
         String missing = missingDevice(channels);
         LOG.log(missing == null ? Level.INFO : Level.WARNING, "RDMA connection factory on " + description
@@ -165,7 +163,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory, Connectio
 
     /** The pool's sizes and timeouts. */
     public Pool.Settings poolSettings() {
-        return pooling;
+        return pool.poolSettings();
     }
 
     /** Why no set can be opened now (the device is missing, with the errno), or null when the device is there. */

@@ -72,6 +72,11 @@ public final class PooledConnections implements AutoCloseable {
         return channels;
     }
 
+    /** The pool's sizes and timeouts. */
+    public Pool.Settings poolSettings() {
+        return pool.settings();
+    }
+
     /**
      * A handle on a pooled set.
      *
