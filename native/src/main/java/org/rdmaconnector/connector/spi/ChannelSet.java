@@ -182,11 +182,6 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         return queues.context();
     }
 
-    /** The CM event channel. */
-    public EventChannel eventChannel() {
-        return events;
-    }
-
     /** What an application may see of this set (see {@link ChannelSetInfo}). */
     @Override
     public ChannelSetInfo info() {
