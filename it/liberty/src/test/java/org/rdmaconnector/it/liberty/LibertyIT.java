@@ -104,10 +104,15 @@ class LibertyIT {
         mark = reconfigure(asWritten.replace(element, "<properties.rdma.CompletionListener maxConnections=\"0\"/>"));
         awaitLog(mark, "Completions refused for its maxConnections", e -> e.messageId().equals("J2CA8802E")
             && e.text().contains("invalid RDMA activation: MaxConnections must be from 1 to 65535, was 0"));
+        // the refusal is logged first when the spec changes and again when the application restarts: wait for the
+        // restart, or the next change would race it
+        awaitLog(mark, "rdma-it-app updated", LibertyIT::isApplicationUpdated);
 
+        // the application runs without Completions's endpoint now: Liberty activates it without restarting the
+        // application, so the configuration update's end is what to wait for
         mark = reconfigure(asWritten);
         awaitLog(mark, "Completions activated again", LibertyIT::isCompletionsActivated);
-        awaitLog(mark, "rdma-it-app updated", LibertyIT::isApplicationUpdated);
+        awaitLog(mark, "the configuration update", e -> e.messageId().equals("CWWKG0017I"));
         StatusPage.fetch(HTTP_PORT).assertAppActivationsWaitForDevice();
     }
 
