@@ -64,11 +64,10 @@ public class RdmaRuntime {
         @AttributeDefinition(description = "How long, in microseconds, the event loop keeps polling a completion "
             + "queue after its last work completion before it arms the queue and sleeps (busy polling); 0 turns it "
             + "off, at most 100000")
-        int busyPollMicros() default DEFAULT_BUSY_POLL_MICROS;
+        int busyPollMicros() default EventEngine.DEFAULT_BUSY_POLL_MICROS;
     }
 
-    /** The default busy-poll budget in microseconds: the engine's. */
-    public static final int DEFAULT_BUSY_POLL_MICROS = (int) (EventEngine.DEFAULT_BUSY_POLL.toNanos() / 1000);
+
 
     private ConnectorRuntime runtime;
     private SetupRetry setupDefaults = SetupRetry.DEFAULTS;
@@ -95,7 +94,7 @@ public class RdmaRuntime {
             busyPoll = ConnectorRuntime.busyPollOf(config.busyPollMicros());
         } catch (IllegalArgumentException e) {
             LOG.log(Level.ERROR, "invalid " + PID + " configuration: " + e.getMessage() + "; using "
-                + DEFAULT_BUSY_POLL_MICROS);
+                + EventEngine.DEFAULT_BUSY_POLL_MICROS);
         }
         runtime = ConnectorRuntime.standalone("rdma", threads);
         runtime.engine().setBusyPoll(busyPoll);

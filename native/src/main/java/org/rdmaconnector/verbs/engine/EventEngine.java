@@ -41,7 +41,9 @@ public final class EventEngine implements AutoCloseable {
      * ({@code net.core.busy_poll}). Long enough for the next completion of a busy RC connection on hardware (a round
      * trip takes a few microseconds), short enough that an idle connection costs nothing and a quiet one little.
      */
-    public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(50_000);
+    public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(EventEngine.DEFAULT_BUSY_POLL_MICROS * 1000);
+    /** {@link #DEFAULT_BUSY_POLL} in microseconds, for settings in that unit. */
+    public static final int DEFAULT_BUSY_POLL_MICROS = 50;
     /** The largest busy-poll budget: 100 ms. */
     public static final Duration MAX_BUSY_POLL = Duration.ofMillis(100);
     private static final int MAX_EPOLL_EVENTS = 64;
