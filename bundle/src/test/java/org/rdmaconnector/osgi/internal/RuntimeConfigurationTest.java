@@ -77,8 +77,8 @@ class RuntimeConfigurationTest {
     void theMetatypeDefaultsAreTheCodesDefaults() throws Exception {
         assertEquals(RdmaRuntime.DEFAULT_DELIVERY_THREADS,
             RdmaRuntime.Config.class.getMethod("deliveryThreads").getDefaultValue());
-        assertEquals(EventEngine.DEFAULT_BUSY_POLL.toNanos() / 1000,
-            (Integer) RdmaRuntime.Config.class.getMethod("busyPollMicros").getDefaultValue());
+        assertEquals(EventEngine.DEFAULT_BUSY_POLL_MICROS,
+            RdmaRuntime.Config.class.getMethod("busyPollMicros").getDefaultValue());
         assertEquals(SetupRetry.DEFAULTS, new SetupRetry(
             (Integer) RdmaRuntime.Config.class.getMethod("setupIntervalMillis").getDefaultValue(),
             (Integer) RdmaRuntime.Config.class.getMethod("setupMaxIntervalMillis").getDefaultValue(),
