@@ -29,4 +29,24 @@ public final class TestProbes {
             return fds.count();
         }
     }
+
+    /**
+     * The open epoll fds, eventfds and pipes of this process (/proc/self/fd entries whose target is
+     * {@code anon_inode:[eventpoll]}, {@code anon_inode:[eventfd]} or {@code pipe:[...]}): what an event engine and
+     * the host tests' sources open. Unlike {@link #openFds()} it is not moved by the JVM opening a jar to load a class
+     * or a cleaner closing a stream some earlier test dropped, so a host test can compare it before and after.
+     */
+    public static long openEngineFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    return target.equals("anon_inode:[eventpoll]") || target.equals("anon_inode:[eventfd]")
+                        || target.startsWith("pipe:[");
+                } catch (IOException closedMeanwhile) {
+                    return false; // closed between the listing and the read (e.g. the listing's own fd)
+                }
+            }).count();
+        }
+    }
 }

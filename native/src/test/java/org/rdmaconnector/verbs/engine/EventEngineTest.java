@@ -299,7 +299,7 @@ class EventEngineTest {
     void aLoopThatFailsClosesTheEngineAndItsFds() throws Exception {
         Pipe pipe = pipe();
         engine.close();
-        long fdsBefore = TestProbes.openFds();
+        long fdsBefore = TestProbes.openEngineFds();
         engine = new EventEngine(threads, pool);
         engine.register(pipe, e -> { });
         pipe.crashNext = new AssertionError("a bug in a source");
@@ -311,7 +311,7 @@ class EventEngineTest {
         assertTrue(e.getMessage().contains("its loop failed (java.lang.AssertionError: a bug in a source)"),
             e.getMessage());
         engine.close();
-        assertEquals(fdsBefore, TestProbes.openFds(), "the epoll fd and the eventfd are closed");
+        assertEquals(fdsBefore, TestProbes.openEngineFds(), "the epoll fd and the eventfd are closed");
     }
 
     @Test
@@ -383,7 +383,7 @@ class EventEngineTest {
     @Test
     void noFileDescriptorIsLeft() throws Exception {
         engine.close();
-        long before = TestProbes.openFds();
+        long before = TestProbes.openEngineFds();
         for (int round = 0; round < 5; round++) {
             try (EventEngine e = new EventEngine(threads, pool)) {
                 Pipe pipe = new Pipe();
@@ -395,7 +395,7 @@ class EventEngineTest {
                 pipe.closeFds();
             }
         }
-        assertEquals(before, TestProbes.openFds(), "open fds in /proc/self/fd before and after");
+        assertEquals(before, TestProbes.openEngineFds(), "open epoll fds, eventfds and pipes before and after");
     }
 
     /** Passes tasks to the pool while it has accepts left and refuses the others, as a saturated WorkManager does. */
@@ -564,12 +564,12 @@ class EventEngineTest {
     @Test
     void anEngineWhoseLoopNeverStartedClosesItsFdsAndALateStartTouchesNone() throws Exception {
         engine.close();
-        long before = TestProbes.openFds();
+        long before = TestProbes.openEngineFds();
         List<Runnable> neverRun = new ArrayList<>();
         assertThrows(IllegalStateException.class,
             () -> EventEngine.runningOn(neverRun::add, pool, Duration.ofMillis(100)));
         assertEquals(1, neverRun.size());
-        assertEquals(before, TestProbes.openFds(), "the epoll fd and the eventfd of the engine are closed");
+        assertEquals(before, TestProbes.openEngineFds(), "the epoll fd and the eventfd of the engine are closed");
 
         // the numbers of the closed fds go to the next fds opened: a loop that starts late must not close them
         Pipe reused = pipe();
@@ -578,7 +578,7 @@ class EventEngineTest {
         late.join(5000);
         assertFalse(late.isAlive(), "the late loop returns at once");
         assertTrue(reused.write(0, 1), "the fd that reused an engine fd's number is still open");
-        assertEquals(before + 2, TestProbes.openFds(), "only the pipe's two fds are open");
+        assertEquals(before + 2, TestProbes.openEngineFds(), "only the pipe's two fds are open");
         engine = new EventEngine(threads, pool); // for stop()
     }
 
