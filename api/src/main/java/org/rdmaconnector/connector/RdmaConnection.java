@@ -3,6 +3,7 @@ package org.rdmaconnector.connector;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * An application's handle on a pooled set of RDMA channels: a CM event channel, a completion channel with its
@@ -31,6 +32,17 @@ public interface RdmaConnection extends AutoCloseable {
      * @throws IllegalArgumentException if the buffer is not direct or the limit would be passed
      */
     MemoryRegion register(ByteBuffer buffer);
+
+    /**
+     * Registers {@code buffer} (direct) as {@link #register(ByteBuffer)} does, and lets peers access it as
+     * {@code remoteAccess} says (RDMA READ, WRITE: ibv_reg_mr(3) with {@code IBV_ACCESS_REMOTE_READ},
+     * {@code IBV_ACCESS_REMOTE_WRITE}); hand it over as its {@link MemoryRegion#remoteRegion()}. An empty set is
+     * local access only. Peers lose access when the region is closed.
+     *
+     * @throws IllegalArgumentException if the buffer is not direct, {@code remoteAccess} is null or the limit would be
+     *     passed
+     */
+    MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess);
 
     /** The device name, e.g. {@code mlx5_0} or {@code rxe0}. */
     String deviceName();
