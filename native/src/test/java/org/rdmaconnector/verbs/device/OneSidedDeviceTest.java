@@ -45,7 +45,8 @@ import org.rdmaconnector.verbs.TestProbes;
  * immediate as a receive with its immediate data (more of them than it has receive buffers, so each receive is
  * posted again), a WRITE to a region registered without remote write ending that connection with
  * {@code IBV_WC_REM_ACCESS_ERR} while another connection goes on, and a region's rkey refused once it is closed.
- * Regions are handed over as {@link RemoteRegion} bytes in messages. Nothing is left open.
+ * Regions are handed over as {@link RemoteRegion} bytes in messages. Nothing is left open: fds, threads, direct
+ * memory and the kernel's RDMA objects (memory regions included) are back to the baseline after each test.
  */
 @Tag("device")
 @Timeout(300)
@@ -59,11 +60,13 @@ class OneSidedDeviceTest {
     private Activation listener;
     private PooledConnections factory;
     private InetSocketAddress address;
-    private long fdsBefore;
+    private Baseline before;
 
+    // timed too: JUnit's timeout watcher thread starts with the first timed call, and so is in the baseline
     @BeforeEach
+    @Timeout(120)
     void start() throws Exception {
-        fdsBefore = TestProbes.openFds();
+        before = Baseline.afterWarmUp();
         stack = new ConnectorStack();
         recorder = new Recorder(null);
         int port = Loopback.nextPort();
@@ -81,7 +84,9 @@ class OneSidedDeviceTest {
         await("every connection is gone from the listener", () -> listener.connectionCount() == 0);
         listener.close();
         stack.close();
-        assertEquals(fdsBefore, TestProbes.openFds(), "every fd opened by the test is closed again");
+        Baseline after = Baseline.awaitBack(before);
+        assertTrue(after.isBackTo(before), "every fd, thread, direct buffer and RDMA object (QP, MR, CQ, PD, CM id) "
+            + "of the test is gone: before " + before + ", after " + after);
     }
 
     @Test
@@ -169,8 +174,8 @@ class OneSidedDeviceTest {
             assertTrue(assertThrows(IllegalStateException.class, localOnly::remoteRegion).getMessage()
                 .contains("local access only"));
 
-            // a peer that names the region anyway (its address and rkey, claiming write access) meets the device
-            RemoteRegion forged = new RemoteRegion(localOnly.remoteAddress(), localOnly.length(), localOnly.rkey(),
+            // a peer that writes anyway (the region's own address and rkey, claiming write access) meets the device
+            RemoteRegion forged = new RemoteRegion(honest.address(), honest.length(), honest.rkey(),
                 Set.of(RemoteAccess.WRITE));
             WorkRequest pending = offender.receive();
             WorkCompletion failed = offender.write(local, 0, 16, forged, 0).await(Loopback.TIMEOUT);
@@ -181,7 +186,8 @@ class OneSidedDeviceTest {
             await("its receive is flushed", () -> pending.isDone()
                 && pending.result().status() == WcStatus.WR_FLUSH_ERR.value());
             await("the listener's end of it is gone", () -> disconnected(offended) && listener.connectionCount() == 1);
-            assertThrows(IllegalStateException.class, () -> offender.write(local, 0, 16, honest, 0));
+            assertThrows(IllegalStateException.class, () -> offender.write(local, 0, 16, forged, 0),
+                "the ended endpoint posts nothing more");
 
             // the other connection, on the same listener and device, goes on
             MemoryRegion mine = other.register(ByteBuffer.allocateDirect(4096), READ_WRITE);
