@@ -3,12 +3,14 @@ package org.rdmaconnector.connector;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * A connection a listener accepted, as its listeners see it: it sends messages, and RDMA writes and reads
  * ({@link RemoteMemoryAccess}) from memory registered through it. The completions of its own requests also reach
  * the CompletionListeners; a request that fails (any status but a flush) ends the connection. Thread-safe.
  */
+@ProviderType
 public interface InboundConnection extends RemoteMemoryAccess {
     /** A number unique among the listener's connections, for logs and correlation. */
     long number();

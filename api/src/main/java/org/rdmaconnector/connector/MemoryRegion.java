@@ -2,6 +2,7 @@ package org.rdmaconnector.connector;
 
 import java.nio.ByteBuffer;
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * A registered memory region ({@code struct ibv_mr}) over a direct buffer, made by {@link RdmaConnection#register}
@@ -9,6 +10,7 @@ import java.util.Set;
  * by offset and length. Peers may access it only with the {@link #remoteAccess()} it was registered with, through
  * the {@link #remoteRegion()} it is handed to them as. Thread-safe.
  */
+@ProviderType
 public interface MemoryRegion extends AutoCloseable {
     /** The registered memory: a buffer of {@link #length()} bytes, position 0 (a duplicate each call). */
     ByteBuffer buffer();

@@ -1,5 +1,6 @@
 package org.rdmaconnector.connector;
 
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * A work completion of a listener's connection: a message received (with its bytes), the peer's RDMA WRITE with
@@ -7,6 +8,7 @@ package org.rdmaconnector.connector;
  * {@link WorkCompletion#immediateData()}, and no bytes), or one of the connection's own sends, RDMA writes or reads
  * completed.
  */
+@ProviderType
 public interface MessageCompletion {
     /** The connection it belongs to. */
     InboundConnection connection();

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * An application's handle on a pooled set of RDMA channels: a CM event channel, a completion channel with its
@@ -14,6 +15,7 @@ import java.util.Set;
  * <p>The connector reads the channels itself (CM events answer {@link #connect}, completions complete
  * {@link WorkRequest}s); {@link #channels()} shows figures of them, never the channels.
  */
+@ProviderType
 public interface RdmaConnection extends AutoCloseable {
     /**
      * Connects to a listener (an RDMA CM id listening on {@code remote}): resolves the address and route, creates a

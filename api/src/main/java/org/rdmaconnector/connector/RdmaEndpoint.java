@@ -1,6 +1,7 @@
 package org.rdmaconnector.connector;
 
 import java.net.InetSocketAddress;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * One end of an established reliable connection, made by {@link RdmaConnection#connect}. Each posted send, receive,
@@ -9,6 +10,7 @@ import java.net.InetSocketAddress;
  * but a flush) ends the connection: the endpoint disconnects and what is still posted completes as flushed.
  * Thread-safe.
  */
+@ProviderType
 public interface RdmaEndpoint extends RemoteMemoryAccess, AutoCloseable {
     /** Bytes one {@link #send(byte[])} or {@link #receive()} can carry through the endpoint's own buffers. */
     int MAX_STAGED_MESSAGE = 4096;

@@ -1,5 +1,7 @@
 package org.rdmaconnector.connector;
 
+import org.osgi.annotation.versioning.ProviderType;
+
 /**
  * The one-sided operations of a reliable connection on a peer's registered memory ({@link RemoteRegion}, handed
  * over by the peer): RDMA WRITE, RDMA WRITE with immediate data and RDMA READ (ibv_post_send(3)). Each returns a
@@ -9,6 +11,7 @@ package org.rdmaconnector.connector;
  * completion, e.g. status {@code IBV_WC_REM_ACCESS_ERR} for a closed region or a forged rkey, and a failed request
  * ends its connection.
  */
+@ProviderType
 public interface RemoteMemoryAccess {
     /**
      * RDMA WRITE: {@code length} bytes at {@code offset} of {@code local} to {@code remoteOffset} of {@code remote}.

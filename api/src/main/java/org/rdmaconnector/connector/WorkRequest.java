@@ -1,6 +1,7 @@
 package org.rdmaconnector.connector;
 
 import java.time.Duration;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * A posted send, receive, RDMA write or read: its {@link Completion} completes once, when its work completion arrives (successful or
@@ -8,6 +9,7 @@ import java.time.Duration;
  * it can never complete because its device was removed (then {@link #failure()} says so, {@link #result()} is
  * flushed, and {@link #await} throws). Made by the connector; thread-safe.
  */
+@ProviderType
 public interface WorkRequest {
     /** What was posted. */
     enum Kind {
