@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Java against C on the same Soft-RoCE device, in one boot of the soft-RDMA VM (it/vm/rdma-vm):
-#  - event-mode ping-pong: rdma-core's `ibv_rc_pingpong -e` beside RcPingPong (rdma-native), same size and count;
+#  - event-mode ping-pong: rdma-core's `ibv_rc_pingpong -e` beside RcPingPong (rdma-native), same size and count,
+#    in the C tool's loop and in the event engine's (drain, busy-poll, re-arm) with three busy-poll budgets;
+#  - the layered echo (LayeredEcho): 64 B and 4 KiB messages, one at a time and 16 outstanding, through raw verbs
+#    (a) and through the connector's client and hub listener (b): messages/s, p50/p99, CPU, server bytes/message;
 #  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps.
-# Prints messages/s, connections/s and the Java/C ratios (the VM slows both alike; the ratio is what counts).
+# Prints messages/s, connections/s, the Java/C ratios (the VM slows both alike; the ratio is what counts), CPU time
+# per exchange (C: the client process in all; Java: the client JVM over the timed part) and CQ events per exchange.
 # Usage: bench/vm-bench.sh [SIZE [ITERS [CONNECTIONS]]]   (defaults 4096 5000 200)
 # Environment: WARMUP_ITERS, WARMUP_CONNECTIONS (untimed Java rounds for the JIT), JVM_FLAGS, PROFILE=1 (the Java
-# ping-pong prints the time per verbs call).
+# ping-pong prints the time per verbs call), VM_BUSY_POLL_MICROS (the VM-scaled budget, default 2000: a round trip
+# in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_COUNT and LAYERED_WARMUP (messages
+# per layered run, default 3000 of which 2000 untimed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
@@ -13,6 +19,9 @@ iters=${2:-5000}
 connections=${3:-200}
 warmup_iters=${WARMUP_ITERS:-$((iters / 2))}
 warmup_connections=${WARMUP_CONNECTIONS:-$((connections / 4))}
+vm_busy_poll=${VM_BUSY_POLL_MICROS:-2000}
+layered_count=${LAYERED_COUNT:-3000}
+layered_warmup=${LAYERED_WARMUP:-2000}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
 [[ -n ${PROFILE:-} ]] && jvm_flags="$jvm_flags -Drcpingpong.profile=true"
 
@@ -27,50 +36,132 @@ cat >"$share/payload.sh" <<PAYLOAD
 #!/bin/bash
 set -u
 cd "$share"
-jvm() { "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
+# each JVM bounded: a client whose server died waits in ibv_get_cq_event for ever (RC has no keepalive)
+jvm() { timeout 120 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
 echo "== C ping-pong"
 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 > c-server.txt 2>&1 &
 sleep 1
-ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 10.0.0.1 > c-client.txt 2>&1
+TIMEFORMAT='%U %S'
+{ time ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 10.0.0.1 > c-client.txt 2>&1 ; } 2> c-client-cpu.txt
 wait
-echo "== Java ping-pong"
-jvm org.rdmaconnector.bench.RcPingPong server 18600 $size $iters $warmup_iters > java-server.txt 2>&1 &
-sleep 4
-jvm org.rdmaconnector.bench.RcPingPong client 10.0.0.1 18600 $size $iters $warmup_iters > java-client.txt 2>&1
-wait
-echo "== Java ping-pong, drain before re-arm"
-jvm -Drcpingpong.drain=true org.rdmaconnector.bench.RcPingPong server 18601 $size $iters $warmup_iters > java-drain-server.txt 2>&1 &
-sleep 4
-jvm -Drcpingpong.drain=true org.rdmaconnector.bench.RcPingPong client 10.0.0.1 18601 $size $iters $warmup_iters > java-drain-client.txt 2>&1
-wait
+# the Java client and server, in the C tool's loop (no flag) or the engine's (-Drcpingpong.busyPollMicros=N)
+# A JVM under qemu's TCG dies now and then at freshly patched JIT code (see BENCHMARKS.md): a run without a result
+# is tried once more, on the next port, and said so.
+java_pp() {
+    local name=\$1 port=\$2 try; shift 2
+    for try in 1 2; do
+        jvm "\$@" org.rdmaconnector.bench.RcPingPong server \$port $size $iters $warmup_iters > java-\$name-server.txt 2>&1 &
+        sleep 4
+        jvm "\$@" org.rdmaconnector.bench.RcPingPong client 10.0.0.1 \$port $size $iters $warmup_iters > java-\$name-client.txt 2>&1
+        wait
+        grep -q usec/iter java-\$name-client.txt && return
+        echo "   \$name: no result (try \$try); server: \$(grep -m1 -E 'SIG|Exception' java-\$name-server.txt)"
+        port=\$((port + 10))
+    done
+}
+echo "== Java ping-pong, the C tool's loop"
+java_pp loop 18600
+echo "== Java ping-pong, drain then re-arm (busy poll 0)"
+java_pp bp0 18601 -Drcpingpong.busyPollMicros=0
+echo "== Java ping-pong, busy poll 50 us (the engine's default)"
+java_pp bp50 18602 -Drcpingpong.busyPollMicros=50
+echo "== Java ping-pong, busy poll $vm_busy_poll us (scaled to the VM's round trip)"
+java_pp bpvm 18603 -Drcpingpong.busyPollMicros=$vm_busy_poll
+# the layered echo (LayeredEcho): the same workload through raw verbs (a) and through the connector (b)
+layered() {
+    local layer=\$1 msg=\$2 window=\$3 port=\$4 try name=\$1-\$2-\$3
+    for try in 1 2; do
+        jvm org.rdmaconnector.bench.LayeredEcho server \$layer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
+        sleep 4
+        jvm org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
+        wait
+        grep -q '^result' layered-\$name-client.txt && return
+        echo "   layered \$name: no result (try \$try); server: \$(grep -m1 -E 'SIG|Exception' layered-\$name-server.txt)"
+        port=\$((port + 10))
+    done
+}
+port=18800
+for msg in 64 4096; do
+    for window in 1 16; do
+        for layer in raw connector; do
+            port=\$((port + 1))
+            echo "== layered echo: \$layer, \$msg bytes, window \$window"
+            layered \$layer \$msg \$window \$port
+        done
+    done
+done
 echo "== C cm loop"
 ./cm_connect_loop 10.0.0.1 18700 $connections > c-cm.txt 2>&1
 echo "== Java cm loop"
 jvm org.rdmaconnector.bench.CmConnectLoop 10.0.0.1 18701 $connections $warmup_connections > java-cm.txt 2>&1
-tail -n 4 c-client.txt java-client.txt java-drain-client.txt c-cm.txt java-cm.txt
+tail -n 6 c-client.txt c-client-cpu.txt java-*-client.txt c-cm.txt java-cm.txt
+grep -h -E '^result|^server allocated' layered-*.txt
 PAYLOAD
 it/vm/rdma-vm run --quiet --share "$share" --timeout 1500 -- /bin/bash "$share/payload.sh"
 
-usec() { sed -n 's/.* = \([0-9.]*\) usec\/iter/\1/p' "$1" | tail -1; }
+usec() { sed -n 's/.* = \([0-9.]*\) usec\/iter$/\1/p' "$1" | tail -1; }
+cpu() { sed -n 's/^\([0-9.]*\) usec\/iter CPU.*/\1/p' "$1" | tail -1; }
+events() { sed -n 's/.* = \([0-9.]*\) per exchange$/\1/p' "$1" | tail -1; }
 rate() { sed -n 's/.* = \([0-9.]*\) connections\/s/\1/p' "$1" | tail -1; }
 c_us=$(usec "$share/c-client.txt")
-j_us=$(usec "$share/java-client.txt")
-jd_us=$(usec "$share/java-drain-client.txt")
+c_cpu=$(awk -v n="$iters" '{ printf "%.2f", ($1 + $2) * 1e6 / n }' "$share/c-client-cpu.txt")
 c_cm=$(rate "$share/c-cm.txt")
 j_cm=$(rate "$share/java-cm.txt")
-if [[ -z $c_us || -z $j_us || -z $jd_us || -z $c_cm || -z $j_cm ]]; then
-    echo "a run printed no result; see $share/*.txt and $share/console.log" >&2
+rows=""
+for v in loop bp0 bp50 bpvm; do
+    f=$share/java-$v-client.txt
+    us=$(usec "$f"); c=$(cpu "$f"); e=$(events "$f")
+    if [[ -z $us || -z $c || -z $e ]]; then
+        echo "the Java run $v printed no result; see $f and $share/console.log" >&2
+        exit 1
+    fi
+    rows="$rows $v $us $c $e"
+done
+layered=""
+for msg in 64 4096; do
+    for window in 1 16; do
+        for layer in raw connector; do
+            c=$share/layered-$layer-$msg-$window-client.txt
+            srv=$share/layered-$layer-$msg-$window-server.txt
+            line=$(grep -m1 '^result' "$c" || true)
+            alloc=$(sed -n 's/^server allocated \([0-9.]*\) B\/msg.*/\1/p' "$srv" | tail -1)
+            if [[ -z $line || -z $alloc ]]; then
+                echo "the layered run $layer $msg $window printed no result; see $c, $srv and $share/console.log" >&2
+                exit 1
+            fi
+            # result layer=L size=S window=W messages=N msgs/s=R p50=A p99=B cpu=C
+            layered="$layered $(echo "$line" | sed 's/[a-z0-9/]*=//g' | awk '{print $2, $3, $4, $6, $7, $8, $9}') $alloc x"
+        done
+    done
+done
+if [[ -z $c_us || -z $c_cpu || -z $c_cm || -z $j_cm ]]; then
+    echo "a C run or the CM loop printed no result; see $share/*.txt and $share/console.log" >&2
     exit 1
 fi
-awk -v cu="$c_us" -v ju="$j_us" -v jd="$jd_us" -v cc="$c_cm" -v jc="$j_cm" -v s="$size" -v n="$iters" -v k="$connections" 'BEGIN {
+awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n="$iters" -v k="$connections" \
+    -v vm="$vm_busy_poll" -v rows="$rows" -v layered="$layered" 'BEGIN {
+    label["loop"] = "Java, rc_pingpong loop"; label["bp0"] = "Java, drain, re-arm (0 us)"
+    label["bp50"] = "Java, busy poll 50 us"; label["bpvm"] = "Java, busy poll " vm " us"
     printf "ping-pong, %d bytes, %d exchanges (client side):\n", s, n
-    printf "  C    ibv_rc_pingpong -e  %10.1f exchanges/s (%.2f usec/iter)\n", 1e6 / cu, cu
-    printf "  Java RcPingPong          %10.1f exchanges/s (%.2f usec/iter)\n", 1e6 / ju, ju
-    printf "  Java/C                   %10.2f\n", cu / ju
-    printf "  Java, drain then re-arm  %10.1f exchanges/s (%.2f usec/iter)\n", 1e6 / jd, jd
-    printf "  Java/C                   %10.2f\n", cu / jd
+    printf "  %-30s %12s %8s %14s %12s\n", "", "exchanges/s", "Java/C", "CPU us/exch.", "CQ ev/exch."
+    printf "  %-30s %12.1f %8s %14.1f %12s\n", "C ibv_rc_pingpong -e", 1e6 / cu, "", cc, "1 (strace)"
+    m = split(rows, r, " ")
+    for (i = 1; i <= m; i += 4) {
+        printf "  %-30s %12.1f %8.2f %14.1f %12.2f\n", label[r[i]], 1e6 / r[i + 1], cu / r[i + 1], r[i + 2], r[i + 3]
+    }
+    printf "layered echo (%s):\n", "p50/p99: round trip in us; CPU: client JVM us/msg; alloc: server JVM B/msg"
+    printf "  %-6s %-7s %-10s %10s %9s %9s %8s %9s %9s\n", "size", "window", "layer", "msgs/s", "p50", "p99", \
+        "CPU", "alloc", "(b)/(a)"
+    m = split(layered, l, " ")
+    for (i = 1; i <= m; i += 9) {
+        key = l[i + 1] "-" l[i + 2]
+        if (l[i] == "raw") { rawrate[key] = l[i + 3] }
+        ratio = l[i] == "connector" && rawrate[key] > 0 ? sprintf("%.2f", l[i + 3] / rawrate[key]) : ""
+        printf "  %-6s %-7s %-10s %10.1f %9.1f %9.1f %8.1f %9.1f %9s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
+            l[i + 4], l[i + 5], l[i + 6], l[i + 7], ratio
+    }
     printf "CM connect/disconnect, %d connections:\n", k
-    printf "  C    cm_connect_loop     %10.1f connections/s\n", cc
-    printf "  Java CmConnectLoop       %10.1f connections/s\n", jc
-    printf "  Java/C                   %10.2f\n", jc / cc
+    printf "  C    cm_connect_loop     %10.1f connections/s\n", ccm
+    printf "  Java CmConnectLoop       %10.1f connections/s\n", jcm
+    printf "  Java/C                   %10.2f\n", jcm / ccm
 }'

@@ -11,8 +11,11 @@ package org.rdmaconnector.connector;
  * @param completionQueueCapacity the entries of its completion queue (ibv_create_cq's cqe, as the device gave it)
  * @param cmEventsRead CM events the connector has read from its event channel, since the set was opened
  * @param completionsRead work completions the connector has polled from its completion queue, since then
+ * @param completionEvents completion events (ibv_get_cq_event: wake-ups) the connector has taken from its
+ *     completion channel, since then; under load busy polling makes them far fewer than the completions
  * @param registeredBytes bytes registered through it now (counted against the configured limit)
  */
 public record ChannelSetInfo(String state, int eventChannelFd, int completionChannelFd, int completionQueueCapacity,
-                             long cmEventsRead, long completionsRead, long registeredBytes) {
+                             long cmEventsRead, long completionsRead, long completionEvents,
+                             long registeredBytes) {
 }

@@ -33,8 +33,13 @@ public final class RcPingPong {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     /** {@code -Drcpingpong.profile=true}: time each call of the timed part (adds clock reads to the loop). */
     private static final boolean PROFILE = Boolean.getBoolean("rcpingpong.profile");
-    /** {@code -Drcpingpong.drain=true}: drain, re-arm, re-poll instead of the C tool's event-per-wake-up loop. */
-    private static final boolean DRAIN = Boolean.getBoolean("rcpingpong.drain");
+    /**
+     * {@code -Drcpingpong.busyPollMicros=N}: the event engine's hybrid polling instead of the C tool's
+     * event-per-wake-up loop: poll until the CQ is empty, keep polling for N us after the last completion, then re-arm,
+     * poll once more, and only then wait for a CQ event. 0 is drain, re-arm, re-poll (no busy polling). Unset (-1):
+     * the C tool's loop.
+     */
+    private static final long BUSY_POLL_NANOS = Long.getLong("rcpingpong.busyPollMicros", -1) * 1000;
 
     /** Where the time of the timed exchanges goes, per CQ event and per send. */
     private static final class Profile {
@@ -79,6 +84,8 @@ public final class RcPingPong {
     private int total;
     private long pending;
     private long start;
+    private long startCpu;
+    private long cqEvents;
     private final Profile profile = new Profile();
 
     private RcPingPong(boolean client, CmId id, DeviceContext context, int size) {
@@ -114,36 +121,47 @@ public final class RcPingPong {
 
     /**
      * The loop of rc_pingpong.c for {@code warmup + iters} exchanges; returns the seconds of the last {@code iters}
-     * (one loop, so no message of the next exchange can fall between two timed parts). With {@link #DRAIN} the CQ
-     * is drained before it is re-armed and polled once more after (the event engine's strategy), so completions
-     * that arrive while one is handled need no event of their own.
+     * (one loop, so no message of the next exchange can fall between two timed parts). With
+     * {@link #BUSY_POLL_NANOS} set, the event engine's loop instead: the CQ is drained and busy-polled before it is
+     * re-armed and polled once more, so completions that arrive while one is handled or within the budget need no
+     * event of their own.
      */
     private double run(int warmup, int iters) {
         this.warmup = warmup;
         total = warmup + iters;
-        start = warmup == 0 ? System.nanoTime() : 0;
+        if (warmup == 0) {
+            startTiming();
+        }
         pending = RECV_WRID;
         if (client) {
             qp.postSend(buffer, 0, size, SEND_WRID, true);
             pending |= SEND_WRID;
         }
         boolean armed = true;
+        long lastFound = System.nanoTime();
         while (rcnt < total || scnt < total) {
-            if (DRAIN) {
+            if (BUSY_POLL_NANOS >= 0) {
                 int ne = cq.poll(wcs);
                 if (ne > 0) {
                     handle(ne);
+                    lastFound = BUSY_POLL_NANOS > 0 ? System.nanoTime() : 0;
                 } else if (!armed) {
+                    if (BUSY_POLL_NANOS > 0 && System.nanoTime() - lastFound < BUSY_POLL_NANOS) {
+                        Thread.onSpinWait();
+                        continue; // within the budget: poll again, unarmed
+                    }
                     cq.requestNotify(false);
                     armed = true; // and poll again: a completion may have landed before the arming
                 } else {
                     channel.getCqEvent();
+                    countEvent();
                     armed = false;
                 }
                 continue;
             }
             long t0 = PROFILE ? System.nanoTime() : 0;
             channel.getCqEvent();
+            countEvent();
             long t1 = PROFILE ? System.nanoTime() : 0;
             cq.requestNotify(false);
             long t2 = PROFILE ? System.nanoTime() : 0;
@@ -156,7 +174,28 @@ public final class RcPingPong {
         if (PROFILE) {
             System.out.println(profile);
         }
-        return (System.nanoTime() - start) / 1e9;
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long cpu = processCpuNanos() - startCpu;
+        System.out.printf("%d CQ events in the timed part = %.2f per exchange%n", cqEvents, (double) cqEvents / iters);
+        System.out.printf("%.2f usec/iter CPU (the process, timed part)%n", cpu / 1e3 / iters);
+        return seconds;
+    }
+
+    private void startTiming() {
+        start = System.nanoTime();
+        startCpu = processCpuNanos();
+    }
+
+    private void countEvent() {
+        if (start != 0) {
+            cqEvents++;
+        }
+    }
+
+    /** The CPU time of the whole JVM (every thread: the loop, the JIT, the GC), in ns. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+            .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** Counts {@code ne} polled completions, refills receives, sends when the last send and a receive are done. */
@@ -177,7 +216,7 @@ public final class RcPingPong {
             pending &= ~wrId;
             if (scnt < total && pending == 0) {
                 if (start == 0 && scnt >= warmup && rcnt >= warmup) {
-                    start = System.nanoTime();
+                    startTiming();
                 }
                 long t4 = PROFILE ? System.nanoTime() : 0;
                 qp.postSend(buffer, 0, size, SEND_WRID, true);

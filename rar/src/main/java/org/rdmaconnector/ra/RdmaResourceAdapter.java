@@ -1,5 +1,6 @@
 package org.rdmaconnector.ra;
 
+import java.time.Duration;
 import jakarta.resource.NotSupportedException;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
@@ -38,6 +39,8 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     private Integer setupIntervalMillis;
     private Integer setupMaxIntervalMillis;
     private Integer setupAttempts;
+    // the engine's busy-poll budget in microseconds (null: EventEngine's default)
+    private Integer busyPollMicros;
     private volatile WorkManagerExecutors executors;
     private volatile ConnectorRuntime runtime;
     // this instance holds the JNA bindings (Bindings.retain) from start to stop
@@ -71,7 +74,13 @@ public class RdmaResourceAdapter implements ResourceAdapter {
 
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
-        List<SettingProblem> problems = setupDefaults().problems();
+        List<SettingProblem> problems = new java.util.ArrayList<>(setupDefaults().problems());
+        Duration busyPoll = EventEngine.DEFAULT_BUSY_POLL;
+        try {
+            busyPoll = busyPollMicros == null ? busyPoll : ConnectorRuntime.busyPollOf(busyPollMicros);
+        } catch (IllegalArgumentException e) {
+            problems.add(new SettingProblem("BusyPollMicros", e.getMessage()));
+        }
         if (!problems.isEmpty()) {
             throw new ResourceAdapterInternalException("invalid RDMA resource adapter settings: "
                 + SettingProblem.join(problems));
@@ -98,6 +107,7 @@ public class RdmaResourceAdapter implements ResourceAdapter {
             throw new ResourceAdapterInternalException("the RDMA resource adapter cannot start its event loop: "
                 + e.getMessage(), e);
         }
+        engine.setBusyPoll(busyPoll);
         WorkManagerExecutors e = executors;
         e.onLoopRelease(engine::close); // the server releasing the loop's Work ends the loop
         runtime = ConnectorRuntime.over("rdma-ra", engine, e.scheduler(), e::close);
@@ -254,6 +264,20 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         this.setupAttempts = setupAttempts;
     }
 
+    /**
+     * The event loop's busy-poll budget in microseconds (default 50; 0 turns busy polling off; at most 100000): how
+     * long the loop keeps polling a completion queue after its last work completion before it arms the queue and
+     * sleeps. Under load, completions then need no wake-up each; the price is up to this much of the loop's CPU after
+     * each burst. JMX changes it at run time ({@code org.rdmaconnector:type=Engine}, BusyPollMicros).
+     */
+    public Integer getBusyPollMicros() {
+        return busyPollMicros;
+    }
+
+    public void setBusyPollMicros(Integer busyPollMicros) {
+        this.busyPollMicros = busyPollMicros;
+    }
+
     /** Not transactional: no XA resources. */
     @Override
     public XAResource[] getXAResources(ActivationSpec[] specs) {
@@ -263,11 +287,12 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     /** Equal when the configuration properties are (JCA 5.3.1: a JavaBean compared by its properties). */
     @Override
     public boolean equals(Object o) {
-        return o instanceof RdmaResourceAdapter other && setupDefaults().equals(other.setupDefaults());
+        return o instanceof RdmaResourceAdapter other && setupDefaults().equals(other.setupDefaults())
+            && java.util.Objects.equals(busyPollMicros, other.busyPollMicros);
     }
 
     @Override
     public int hashCode() {
-        return setupDefaults().hashCode();
+        return 31 * setupDefaults().hashCode() + java.util.Objects.hashCode(busyPollMicros);
     }
 }

@@ -248,6 +248,26 @@ class AdapterTest {
     }
 
     @Test
+    void theBusyPollBudgetIsTheEnginesAndAnInvalidOneIsRefusedAtStartByName() throws Exception {
+        assertEquals(org.rdmaconnector.verbs.engine.EventEngine.DEFAULT_BUSY_POLL, ra.engine().busyPoll());
+        RdmaResourceAdapter tuned = new RdmaResourceAdapter();
+        tuned.setBusyPollMicros(0);
+        tuned.start(new FakeContainer());
+        try {
+            assertEquals(java.time.Duration.ZERO, tuned.engine().busyPoll(), "0 turns busy polling off");
+        } finally {
+            tuned.stop();
+        }
+        RdmaResourceAdapter other = new RdmaResourceAdapter();
+        other.setBusyPollMicros(100_001);
+        jakarta.resource.spi.ResourceAdapterInternalException e = assertThrows(
+            jakarta.resource.spi.ResourceAdapterInternalException.class, () -> other.start(new FakeContainer()));
+        assertEquals("invalid RDMA resource adapter settings: BusyPollMicros must be from 0 to 100000, was 100001",
+            e.getMessage());
+        assertFalse(other.equals(ra), "adapters with other properties are not equal");
+    }
+
+    @Test
     void aSecondActivationOnTheAddressWithOtherSettingsIsRefused() throws Exception {
         RdmaActivationSpec spec = new RdmaActivationSpec();
         spec.setAddress("10.0.0.1");

@@ -10,6 +10,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.SetupRetry;
+import org.rdmaconnector.verbs.engine.EventEngine;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
@@ -28,7 +29,7 @@ class RaXmlDefaultsTest {
     }
 
     @Test
-    void theAdaptersOwnPropertiesInRaXmlHaveTheDefaultsOfSetupRetry() throws Exception {
+    void theAdaptersOwnPropertiesInRaXmlHaveTheDefaultsOfSetupRetryAndTheEngine() throws Exception {
         DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
         factory.setNamespaceAware(true);
         Element adapter = (Element) factory.newDocumentBuilder().parse(new File("src/main/rar/META-INF/ra.xml"))
@@ -41,7 +42,8 @@ class RaXmlDefaultsTest {
         }
         SetupRetry defaults = SetupRetry.DEFAULTS;
         assertEquals(Map.of("SetupIntervalMillis", "" + defaults.intervalMillis(), "SetupMaxIntervalMillis",
-            "" + defaults.maxIntervalMillis(), "SetupAttempts", "" + defaults.attempts()), values);
+            "" + defaults.maxIntervalMillis(), "SetupAttempts", "" + defaults.attempts(), "BusyPollMicros",
+            "" + EventEngine.DEFAULT_BUSY_POLL.toNanos() / 1000), values);
     }
 
     private static Map<String, String> configPropertyValues(String parent) throws Exception {

@@ -21,7 +21,8 @@ import org.rdmaconnector.verbs.engine.EventEngine;
 /**
  * The bundle's one {@link ConnectorRuntime} (event engine with its loop thread and a delivery pool, device registry,
  * listener hub, timer), shared by the factories, the whiteboard and the shell commands. Configured by PID
- * {@value #PID} (optional): the delivery pool's size and the whiteboard's default setup retry. A change of that
+ * {@value #PID} (optional): the delivery pool's size, the engine's busy-poll budget and the whiteboard's default setup
+ * retry. A change of that
  * configuration restarts the runtime, and with it the listeners and pools.
  */
 @Component(service = RdmaRuntime.class, configurationPid = RdmaRuntime.PID,
@@ -59,7 +60,14 @@ public class RdmaRuntime {
         @AttributeDefinition(description = "Tries to listen before a listener gives up (GAVE_UP in JMX); 0 for "
             + "ever. A service's rdma.setupAttempts wins")
         int setupAttempts() default ListenerSettings.DEFAULT_SETUP_ATTEMPTS;
+
+        @AttributeDefinition(description = "How long, in microseconds, the event loop keeps polling a completion "
+            + "queue after its last work completion before it arms the queue and sleeps (busy polling); 0 turns it "
+            + "off, at most 100000")
+        int busyPollMicros() default EventEngine.DEFAULT_BUSY_POLL_MICROS;
     }
+
+
 
     private ConnectorRuntime runtime;
     private SetupRetry setupDefaults = SetupRetry.DEFAULTS;
@@ -81,9 +89,18 @@ public class RdmaRuntime {
             LOG.log(Level.ERROR, "invalid " + PID + " configuration: " + SettingProblem.join(problems) + "; using "
                 + SetupRetry.DEFAULTS.describe());
         }
+        java.time.Duration busyPoll = EventEngine.DEFAULT_BUSY_POLL;
+        try {
+            busyPoll = ConnectorRuntime.busyPollOf(config.busyPollMicros());
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "invalid " + PID + " configuration: " + e.getMessage() + "; using "
+                + EventEngine.DEFAULT_BUSY_POLL_MICROS);
+        }
         runtime = ConnectorRuntime.standalone("rdma", threads);
-        LOG.log(Level.INFO, "RDMA runtime started: " + threads + " delivery threads; listeners retry "
-            + setupDefaults.describe() + " unless a service says otherwise");
+        runtime.engine().setBusyPoll(busyPoll);
+        LOG.log(Level.INFO, "RDMA runtime started: " + threads + " delivery threads; busy polling "
+            + busyPoll.toNanos() / 1000 + " us; listeners retry " + setupDefaults.describe()
+            + " unless a service says otherwise");
     }
 
     @Deactivate

@@ -14,6 +14,7 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.SetupRetry;
+import org.rdmaconnector.verbs.engine.EventEngine;
 
 /**
  * The runtime's configuration (PID org.rdmaconnector.runtime) on the host: the delivery pool's size and the
@@ -48,10 +49,11 @@ class RuntimeConfigurationTest {
     void theConfigurationSizesThePoolAndSetsTheWhiteboardsSetupRetry() {
         RdmaRuntime runtime = new RdmaRuntime();
         runtime.activate(config(RdmaRuntime.Config.class, Map.of("deliveryThreads", 3, "setupIntervalMillis", 200,
-            "setupAttempts", 5)));
+            "setupAttempts", 5, "busyPollMicros", 20)));
         try {
             assertEquals(3, deliveryThreads(runtime));
             assertEquals(new SetupRetry(200, 30_000, 5), runtime.setupDefaults());
+            assertEquals(java.time.Duration.ofNanos(20_000), runtime.engine().busyPoll());
         } finally {
             runtime.deactivate();
         }
@@ -60,10 +62,12 @@ class RuntimeConfigurationTest {
     @Test
     void invalidValuesAreLoggedByNameAndTheDefaultsUsedInstead() {
         RdmaRuntime runtime = new RdmaRuntime();
-        runtime.activate(config(RdmaRuntime.Config.class, Map.of("deliveryThreads", 0, "setupMaxIntervalMillis", 10)));
+        runtime.activate(config(RdmaRuntime.Config.class, Map.of("deliveryThreads", 0, "setupMaxIntervalMillis", 10,
+            "busyPollMicros", -1)));
         try {
             assertEquals(RdmaRuntime.DEFAULT_DELIVERY_THREADS, deliveryThreads(runtime));
             assertEquals(SetupRetry.DEFAULTS, runtime.setupDefaults());
+            assertEquals(EventEngine.DEFAULT_BUSY_POLL, runtime.engine().busyPoll());
         } finally {
             runtime.deactivate();
         }
@@ -73,6 +77,8 @@ class RuntimeConfigurationTest {
     void theMetatypeDefaultsAreTheCodesDefaults() throws Exception {
         assertEquals(RdmaRuntime.DEFAULT_DELIVERY_THREADS,
             RdmaRuntime.Config.class.getMethod("deliveryThreads").getDefaultValue());
+        assertEquals(EventEngine.DEFAULT_BUSY_POLL_MICROS,
+            RdmaRuntime.Config.class.getMethod("busyPollMicros").getDefaultValue());
         assertEquals(SetupRetry.DEFAULTS, new SetupRetry(
             (Integer) RdmaRuntime.Config.class.getMethod("setupIntervalMillis").getDefaultValue(),
             (Integer) RdmaRuntime.Config.class.getMethod("setupMaxIntervalMillis").getDefaultValue(),

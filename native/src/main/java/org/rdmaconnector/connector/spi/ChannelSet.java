@@ -191,7 +191,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
     public ChannelSetInfo info() {
         return new ChannelSetInfo(state().name(), events.fd(), queues.completionChannel().fd(),
             queues.completionQueue().capacity(), cmRegistration.eventsRead(), queues.completionsRead(),
-            registeredBytes());
+            queues.completionChannel().eventsReceived(), registeredBytes());
     }
 
     /** Bytes registered through this set now. */

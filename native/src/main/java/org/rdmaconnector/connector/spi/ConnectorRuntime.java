@@ -127,6 +127,20 @@ public final class ConnectorRuntime implements AutoCloseable {
         };
     }
 
+    /**
+     * The busy-poll budget of {@code micros} microseconds, for the settings that give it in that unit (the resource
+     * adapter's BusyPollMicros, the OSGi runtime's busyPollMicros, JMX).
+     *
+     * @throws IllegalArgumentException naming BusyPollMicros and its range
+     */
+    public static Duration busyPollOf(long micros) {
+        long max = EventEngine.MAX_BUSY_POLL.toNanos() / 1000;
+        if (micros < 0 || micros > max) {
+            throw new IllegalArgumentException("BusyPollMicros must be from 0 to " + max + ", was " + micros);
+        }
+        return Duration.ofNanos(micros * 1000);
+    }
+
     /** The event engine (its registrations are the open channels). */
     public EventEngine engine() {
         return engine;
@@ -208,8 +222,24 @@ public final class ConnectorRuntime implements AutoCloseable {
         @Override
         public java.util.List<String> getRegistrationDetails() {
             return engine.registrations().stream().map(r -> r.name() + ": " + r.eventsRead() + " read, "
-                + r.eventsDelivered() + " delivered, " + r.inFlight() + " in flight" + (r.isPaused() ? ", paused"
+                + r.eventsDelivered() + " delivered, " + r.inFlight() + " in flight"
+                + (r.busyPolls() > 0 ? ", " + r.busyPolls() + " busy polls" : "") + (r.isPaused() ? ", paused"
                 : "") + (r.isActive() ? "" : ", not read")).toList();
+        }
+
+        @Override
+        public long getBusyPollMicros() {
+            return engine.busyPoll().toNanos() / 1000;
+        }
+
+        @Override
+        public void setBusyPollMicros(long micros) {
+            engine.setBusyPoll(busyPollOf(micros));
+        }
+
+        @Override
+        public long getBusyPolls() {
+            return engine.registrations().stream().mapToLong(Registration::busyPolls).sum();
         }
 
         @Override

@@ -178,6 +178,16 @@ final class DeviceQueueSet implements AutoCloseable {
         }
 
         @Override
+        public boolean armBeforeWait() {
+            return cq.armBeforeWait();
+        }
+
+        @Override
+        public boolean busyPollable() {
+            return cq.busyPollable();
+        }
+
+        @Override
         public Object orderKey(Polled polled) {
             return cq.orderKey(polled.completion());
         }

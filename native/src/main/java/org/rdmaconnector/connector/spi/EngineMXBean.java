@@ -37,4 +37,20 @@ public interface EngineMXBean {
 
     /** Events delivered so far by the registrations open now. */
     long getEventsDelivered();
+
+    /**
+     * The busy-poll budget in microseconds: how long the loop keeps polling a completion queue after its last work
+     * completion before it arms it and sleeps (0: never busy-poll). Settable at run time.
+     */
+    long getBusyPollMicros();
+
+    /**
+     * Sets the busy-poll budget, from 0 to 100000 microseconds.
+     *
+     * @throws IllegalArgumentException outside that range
+     */
+    void setBusyPollMicros(long micros);
+
+    /** Busy polls that found a completion queue empty and kept it unarmed, by the registrations open now. */
+    long getBusyPolls();
 }

@@ -36,6 +36,16 @@ public final class EventEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(EventEngine.class.getName());
     /** The default bound on events in flight per registration. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+    /**
+     * The default busy-poll budget: 50 us, the value the Linux documentation recommends for socket busy polling
+     * ({@code net.core.busy_poll}). Long enough for the next completion of a busy RC connection on hardware (a round
+     * trip takes a few microseconds), short enough that an idle connection costs nothing and a quiet one little.
+     */
+    public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(EventEngine.DEFAULT_BUSY_POLL_MICROS * 1000);
+    /** {@link #DEFAULT_BUSY_POLL} in microseconds, for settings in that unit. */
+    public static final int DEFAULT_BUSY_POLL_MICROS = 50;
+    /** The largest busy-poll budget: 100 ms. */
+    public static final Duration MAX_BUSY_POLL = Duration.ofMillis(100);
     private static final int MAX_EPOLL_EVENTS = 64;
     // events read from one source before the loop turns to the others (fairness)
     private static final int READ_BUDGET = 64;
@@ -71,6 +81,8 @@ public final class EventEngine implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong loopWaitTimeouts = new java.util.concurrent.atomic.AtomicLong();
     // package-private so tests can shorten it
     volatile Duration loopWaitBound = LOOP_WAIT_BOUND;
+    // how long after its last event a busy-pollable source is polled again instead of armed and waited for
+    private volatile long busyPollNanos = DEFAULT_BUSY_POLL.toNanos();
     // removed by the loop (engine close, failed sources) and not yet drained: close() waits for their deliveries
     private final List<Reg<?>> allClosed = new ArrayList<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -258,6 +270,28 @@ public final class EventEngine implements AutoCloseable {
      */
     public long loopWaitTimeouts() {
         return loopWaitTimeouts.get();
+    }
+
+    /**
+     * Sets the busy-poll budget (hybrid polling, as in NAPI or io_uring's hybrid poll): after an event of a
+     * busy-pollable source (work completions), the loop polls that source again between its looks at the other fds
+     * until it has found nothing for this long, and only then arms it and lets epoll sleep. Under load no wake-up and
+     * no CQ event is needed per completion; the price is up to this much of the loop's CPU after each last event.
+     * Zero turns it off (arm and sleep as soon as the source runs dry). Takes effect at once.
+     *
+     * @param budget from 0 to {@link #MAX_BUSY_POLL}
+     */
+    public void setBusyPoll(Duration budget) {
+        if (budget == null || budget.isNegative() || budget.compareTo(MAX_BUSY_POLL) > 0) {
+            throw new IllegalArgumentException("the busy-poll budget must be from 0 to " + MAX_BUSY_POLL.toMillis()
+                + " ms, was " + budget);
+        }
+        busyPollNanos = budget.toNanos();
+    }
+
+    /** The busy-poll budget ({@link #setBusyPoll}). */
+    public Duration busyPoll() {
+        return Duration.ofNanos(busyPollNanos);
     }
 
     /** Where the engine's loop stands. */
@@ -654,6 +688,13 @@ public final class EventEngine implements AutoCloseable {
 
         // handled on the loop as read (registerOnLoop): no delivery queue, no executor
         final boolean onLoop;
+        // busy polling (loop thread only): whether the source allows it, when it last gave an event, and the counters
+        // the engine's MBean shows: polls that found nothing yet kept the source unarmed, and events found by the
+        // poll after arming (each would have cost a wake-up)
+        final boolean pollable;
+        long lastEventAt;
+        volatile long busyPolls;
+        volatile long armedThenFound;
 
         Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight, boolean onLoop) {
             this.onLoop = onLoop;
@@ -663,6 +704,15 @@ public final class EventEngine implements AutoCloseable {
             this.maxInFlight = maxInFlight;
             this.fd = source.fd();
             this.name = source.name();
+            this.pollable = source.busyPollable();
+            this.lastEventAt = System.nanoTime() - MAX_BUSY_POLL.toNanos() - 1; // no event yet: not busy-polled
+        }
+
+        // Loop thread only: whether the source had an event within the busy-poll budget, so it is polled again
+        // instead of armed and waited for
+        private boolean busyPolling() {
+            long budget = busyPollNanos;
+            return pollable && budget > 0 && System.nanoTime() - lastEventAt < budget;
         }
 
         // Loop thread only.
@@ -692,14 +742,27 @@ public final class EventEngine implements AutoCloseable {
                     return;
                 }
                 if (event == null) {
+                    if (busyPolling()) {
+                        busyPolls++;
+                        resumed.add(this); // polled again after a look at the other fds, its own still unarmed
+                        return;
+                    }
                     try {
-                        control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
+                        if (source.armBeforeWait() && (event = source.next()) != null) {
+                            armedThenFound++;
+                        } else {
+                            control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
+                            return;
+                        }
                     } catch (RuntimeException e) {
                         fail(e);
+                        return;
                     }
-                    return;
                 }
                 read++;
+                if (pollable) {
+                    lastEventAt = System.nanoTime();
+                }
                 if (onLoop) {
                     handleOnLoop(event);
                     continue;
@@ -891,6 +954,16 @@ public final class EventEngine implements AutoCloseable {
         @Override
         public int inFlight() {
             return inFlight.get();
+        }
+
+        @Override
+        public long busyPolls() {
+            return busyPolls;
+        }
+
+        @Override
+        public long eventsFoundAfterArming() {
+            return armedThenFound;
         }
 
         @Override

@@ -26,6 +26,26 @@ public interface EventSource<E> {
         return this;
     }
 
+    /**
+     * Called when {@link #next()} has returned null and the engine is about to wait for the fd. A source whose fd
+     * reports only what was armed (a completion channel reports a CQ only after ibv_req_notify_cq) arms here and
+     * returns true; the engine then calls {@link #next()} once more, since an event may have come before the arming.
+     * The default arms nothing and returns false: the fd reports every event.
+     */
+    default boolean armBeforeWait() {
+        return false;
+    }
+
+    /**
+     * Whether the engine may busy-poll this source: after an event, keep calling {@link #next()} between its looks at
+     * the other fds, for the engine's busy-poll budget ({@link EventEngine#setBusyPoll}), before it arms the source
+     * and waits. Worth it where an event costs a wake-up and the next one is likely to follow soon (work
+     * completions); the default is false.
+     */
+    default boolean busyPollable() {
+        return false;
+    }
+
     /** Called once when the source is removed, after the last {@link #next()}: acknowledge what is left. */
     default void close() {
     }

@@ -46,6 +46,15 @@ public interface Registration extends AutoCloseable {
      */
     boolean isPaused();
 
+    /**
+     * Busy polls of the source that found it empty and kept it unarmed, within the engine's busy-poll budget
+     * ({@link EventEngine#setBusyPoll}); 0 for a source that is not busy-pollable.
+     */
+    long busyPolls();
+
+    /** Events found by the look after arming, before the engine waited: each would have cost a wake-up. */
+    long eventsFoundAfterArming();
+
     /** The error that made the engine drop this source (its fd failed), or null. */
     Throwable failure();
 

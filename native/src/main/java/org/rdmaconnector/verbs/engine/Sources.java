@@ -1,5 +1,6 @@
 package org.rdmaconnector.verbs.engine;
 
+import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.rdmaconnector.connector.WorkCompletion;
@@ -34,11 +35,13 @@ public final class Sources {
     }
 
     /**
-     * The work completions of the queues on {@code channel}, with the CQ cycle of ibv_get_cq_event(3): get the event,
-     * count it (acked in batches of {@code ackBatch}), re-arm, then poll until empty, so a completion that lands
-     * between the poll and the re-arm is never missed. On open it arms every queue already attached and polls it
-     * once; a queue created later must be armed once by its creator ({@code requestNotify(false)}). On close it
-     * acknowledges every counted event. Ordered per queue pair.
+     * The work completions of the queues on {@code channel}, with the CQ cycle of ibv_get_cq_event(3) turned around
+     * so that a busy queue needs no event per completion: get the event, count it (acked in batches of
+     * {@code ackBatch}), poll until empty; the queue is re-armed only when the engine is about to wait
+     * ({@link EventSource#armBeforeWait()}), after its busy-poll budget, and polled once more then, so a completion
+     * that lands between the last poll and the arming is never missed. On open it arms every queue already attached
+     * and polls it once; a queue created later must be armed once by its creator ({@code requestNotify(false)}). On
+     * close it acknowledges every counted event. Ordered per queue pair.
      */
     public static EventSource<WorkCompletion> completions(CompletionChannel channel, int ackBatch) {
         if (channel == null) {
@@ -90,9 +93,14 @@ public final class Sources {
         private final int fd;
         private final WorkCompletions batch = new WorkCompletions(POLL_BATCH);
         private final Set<CompletionQueue> seen = new LinkedHashSet<>();
-        private final java.util.ArrayDeque<CompletionQueue> pending = new java.util.ArrayDeque<>();
+        // queues to poll in this pass (from an event, or unarmed ones polled again); queues polled empty and not
+        // armed since, armed by armBeforeWait
+        private final ArrayDeque<CompletionQueue> pending = new ArrayDeque<>();
+        private final Set<CompletionQueue> unarmed = new LinkedHashSet<>();
         private CompletionQueue current;
         private int index;
+        // next() is in a pass: it returns null once, at the pass's end; the next call starts a pass anew
+        private boolean inPass;
 
         CompletionSource(CompletionChannel channel, int ackBatch) {
             this.channel = channel;
@@ -117,6 +125,11 @@ public final class Sources {
 
         @Override
         public WorkCompletion next() {
+            if (!inPass) {
+                inPass = true;
+                pending.addAll(unarmed); // busy polling, or the look after arming: poll each once more
+                unarmed.clear();
+            }
             while (true) {
                 if (current != null) {
                     if (index < batch.count()) {
@@ -126,12 +139,14 @@ public final class Sources {
                     if (pollCurrent() > 0) {
                         return batch.get(index++);
                     }
-                    current = null; // drained, and armed before the poll: the next completion raises an event
+                    unarmed.add(current); // drained: armed by armBeforeWait, or polled again by the next pass
+                    current = null;
                 }
                 CompletionQueue queue = pending.poll();
                 if (queue == null) {
                     queue = channel.getCqEvent();
                     if (queue == null) {
+                        inPass = false;
                         return null;
                     }
                     if (seen.add(queue) && seen.size() > 256) {
@@ -141,7 +156,6 @@ public final class Sources {
                         if (queue.unackedEvents() >= ackBatch) {
                             queue.ackEvents();
                         }
-                        queue.requestNotify(false);
                     } catch (IllegalStateException closedMeanwhile) {
                         seen.remove(queue); // its owner closed it (acking its events): nothing to deliver
                         continue;
@@ -151,12 +165,34 @@ public final class Sources {
             }
         }
 
+        @Override
+        public boolean armBeforeWait() {
+            if (unarmed.isEmpty()) {
+                return false;
+            }
+            for (var it = unarmed.iterator(); it.hasNext(); ) {
+                CompletionQueue queue = it.next();
+                try {
+                    queue.requestNotify(false);
+                } catch (IllegalStateException closedMeanwhile) {
+                    it.remove(); // its owner closed it: nothing to arm or deliver
+                    seen.remove(queue);
+                }
+            }
+            return !unarmed.isEmpty(); // the next pass polls them once more
+        }
+
+        @Override
+        public boolean busyPollable() {
+            return true;
+        }
+
         private int pollCurrent() {
             try {
                 return current.poll(batch);
             } catch (IllegalStateException closedMeanwhile) {
                 seen.remove(current);
-                return 0;
+                return 0; // and it is left unarmed: arming fails the same way and drops it
             }
         }
 
@@ -177,6 +213,8 @@ public final class Sources {
                 }
             }
             seen.clear();
+            unarmed.clear();
+            pending.clear();
             batch.close();
         }
 

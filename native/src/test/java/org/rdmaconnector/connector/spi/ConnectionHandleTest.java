@@ -76,7 +76,7 @@ class ConnectionHandleTest {
 
         @Override
         public ChannelSetInfo info() {
-            return new ChannelSetInfo("OPEN", 10, 11, 64, 0, 0, 0);
+            return new ChannelSetInfo("OPEN", 10, 11, 64, 0, 0, 0, 0);
         }
 
         @Override

@@ -36,6 +36,14 @@ class ConnectorRuntimeTest {
         assertEquals(null, jmx.getAttribute(a, "LoopFailure"));
         assertEquals(0L, jmx.getAttribute(a, "EventsRead"));
         assertEquals(0, ((String[]) jmx.getAttribute(a, "RegistrationDetails")).length);
+        assertEquals(50L, jmx.getAttribute(a, "BusyPollMicros"));
+        jmx.setAttribute(a, new javax.management.Attribute("BusyPollMicros", 0L));
+        assertEquals(java.time.Duration.ZERO, first.engine().busyPoll(), "retuned at run time");
+        javax.management.RuntimeMBeanException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            javax.management.RuntimeMBeanException.class,
+            () -> jmx.setAttribute(a, new javax.management.Attribute("BusyPollMicros", 200_000L)));
+        assertEquals("BusyPollMicros must be from 0 to 100000, was 200000", refused.getCause().getMessage());
+        assertEquals(0L, jmx.getAttribute(a, "BusyPolls"));
         assertTrue(threadsNamed("rdma-rt-test-event-loop"));
         first.engine().close();
         assertEquals("CLOSED", jmx.getAttribute(a, "LoopState"), "the loop's end shows before the runtime goes");

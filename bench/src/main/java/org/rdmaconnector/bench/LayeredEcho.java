@@ -1,0 +1,429 @@
+package org.rdmaconnector.bench;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.CmEventType;
+import org.rdmaconnector.connector.ConnectionEvent;
+import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ChannelSet;
+import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ConnectorRuntime;
+import org.rdmaconnector.connector.spi.EndpointSink;
+import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.verbs.CmEvent;
+import org.rdmaconnector.verbs.CmId;
+import org.rdmaconnector.verbs.CompletionChannel;
+import org.rdmaconnector.verbs.CompletionQueue;
+import org.rdmaconnector.verbs.ConnectionParameters;
+import org.rdmaconnector.verbs.DeviceContext;
+import org.rdmaconnector.verbs.EventChannel;
+import org.rdmaconnector.verbs.MemoryRegion;
+import org.rdmaconnector.verbs.PortSpace;
+import org.rdmaconnector.verbs.ProtectionDomain;
+import org.rdmaconnector.verbs.QueuePair;
+import org.rdmaconnector.verbs.QueuePairCapabilities;
+import org.rdmaconnector.verbs.WorkCompletions;
+import org.rdmaconnector.verbs.engine.EventEngine;
+
+/**
+ * The layered echo benchmark (issue 14, goal 3), layers (a) and (b): the same echo workload, {@code SIZE}-byte
+ * messages with {@code WINDOW} outstanding, through
+ * <ul>
+ * <li>{@code raw}: rdma-native's verbs, one thread per side polling the CQ with the engine's hybrid strategy (busy
+ *     poll for {@code -Dlayered.busyPollMicros}, default the engine's 50 us, then arm and wait);
+ * <li>{@code connector}: the connector's API, a client channel set ({@link ChannelSet}, what a pool lends) and an
+ *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java {@link EndpointSink}; both engines
+ *     busy-poll for the same budget.
+ * </ul>
+ * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
+ * bytes its JVM allocated per echoed message over the timed part (every thread), from the CQ to the listener and
+ * back. The first {@code WARMUP} messages are untimed.
+ * Usage: {@code LayeredEcho server raw|connector PORT SIZE WINDOW COUNT WARMUP} and
+ * {@code LayeredEcho client raw|connector ADDRESS PORT SIZE WINDOW COUNT WARMUP}.
+ */
+public final class LayeredEcho {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final long BUSY_POLL_NANOS = Long.getLong("layered.busyPollMicros",
+        EventEngine.DEFAULT_BUSY_POLL_MICROS) * 1000;
+
+    private LayeredEcho() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean client = args.length == 8 && args[0].equals("client");
+        if (!client && !(args.length == 7 && args[0].equals("server"))
+            || !Arrays.asList("raw", "connector").contains(args[1])) {
+            System.err.println("usage: LayeredEcho server raw|connector PORT SIZE WINDOW COUNT WARMUP"
+                + " | client raw|connector ADDRESS PORT SIZE WINDOW COUNT WARMUP");
+            System.exit(2);
+        }
+        boolean raw = args[1].equals("raw");
+        int a = client ? 3 : 2;
+        int port = Integer.parseInt(args[a]);
+        int size = Integer.parseInt(args[a + 1]);
+        int window = Integer.parseInt(args[a + 2]);
+        int count = Integer.parseInt(args[a + 3]);
+        int warmup = Integer.parseInt(args[a + 4]);
+        if (client) {
+            InetSocketAddress server = new InetSocketAddress(args[2], port);
+            Timings timings = raw ? rawClient(server, size, window, count, warmup)
+                : connectorClient(server, size, window, count, warmup);
+            timings.print(args[1], size, window);
+        } else if (raw) {
+            rawServer(port, size, window, count, warmup);
+        } else {
+            connectorServer(port, size, window, count, warmup);
+        }
+    }
+
+    /** Round trips of the timed messages, and the client's CPU over them. */
+    private static final class Timings {
+        private final long[] roundTrips;
+        private final int warmup;
+        private long start;
+        private long end;
+        private long startCpu;
+        private long endCpu;
+
+        Timings(int count, int warmup) {
+            this.roundTrips = new long[count - warmup];
+            this.warmup = warmup;
+        }
+
+        void answered(int message, long roundTrip) {
+            if (message == warmup) {
+                start = System.nanoTime();
+                startCpu = processCpuNanos();
+            }
+            if (message >= warmup) {
+                roundTrips[message - warmup] = roundTrip;
+            }
+        }
+
+        void done() {
+            end = System.nanoTime();
+            endCpu = processCpuNanos();
+        }
+
+        void print(String layer, int size, int window) {
+            long[] sorted = roundTrips.clone();
+            Arrays.sort(sorted);
+            int n = sorted.length;
+            System.out.printf("result layer=%s size=%d window=%d messages=%d msgs/s=%.1f p50=%.1f p99=%.1f "
+                    + "cpu=%.1f%n", layer, size, window, n, n / ((end - start) / 1e9), sorted[n / 2] / 1e3,
+                sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e3, (endCpu - startCpu) / 1e3 / n);
+            System.out.println("(p50, p99: round trip in us; cpu: the client JVM's CPU time per message in us)");
+        }
+    }
+
+    /** The whole JVM's CPU time (every thread), in ns. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime();
+    }
+
+    /** Bytes allocated so far by every live thread of the JVM. */
+    private static long allocatedBytes() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
+            .getThreadMXBean();
+        long sum = 0;
+        for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            sum += Math.max(0, bytes);
+        }
+        return sum;
+    }
+
+    /** Counts echoed messages on the server and the bytes allocated over the timed ones. */
+    private static final class ServerCount {
+        private final int count;
+        private final int warmup;
+        private final AtomicLong echoed = new AtomicLong();
+        private final CountDownLatch done = new CountDownLatch(1);
+        private volatile long startBytes;
+
+        ServerCount(int count, int warmup) {
+            this.count = count;
+            this.warmup = warmup;
+        }
+
+        void echoed() {
+            long n = echoed.incrementAndGet();
+            if (n == warmup) {
+                startBytes = allocatedBytes();
+            } else if (n == count) {
+                long bytes = allocatedBytes() - startBytes;
+                System.out.printf("server allocated %.1f B/msg over %d messages (every thread of the JVM, from the "
+                    + "CQ to the listener and its echo back)%n",
+                    (double) bytes / (count - warmup), count - warmup);
+                done.countDown();
+            }
+        }
+    }
+
+    /** The runtime's engine, set to the busy-poll budget of this run. */
+    private static EventEngine busyPolling(ConnectorRuntime runtime) {
+        runtime.engine().setBusyPoll(Duration.ofNanos(BUSY_POLL_NANOS));
+        return runtime.engine();
+    }
+
+    // ---- (b) the connector: a channel set's endpoint against an echo listener through the hub ----
+
+    private static Timings connectorClient(InetSocketAddress server, int size, int window, int count, int warmup)
+        throws InterruptedException {
+        Timings timings = new Timings(count, warmup);
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("layered-client", 1);
+             ChannelSet set = ChannelSet.open(new ChannelSettings(System.getProperty("layered.device", "rxe0"), 1,
+                 4 * window + 4, 0, window, window, 0, 1 << 24), runtime.devices(), busyPolling(runtime))) {
+            RdmaEndpoint endpoint = set.connect(server, TIMEOUT);
+            byte[] message = new byte[size];
+            ArrayDeque<WorkRequest> receives = new ArrayDeque<>();
+            ArrayDeque<WorkRequest> sends = new ArrayDeque<>();
+            long[] sentAt = new long[count];
+            int sent = 0;
+            for (; sent < window && sent < count; sent++) {
+                receives.add(endpoint.receive());
+                sentAt[sent] = System.nanoTime();
+                sends.add(endpoint.send(message));
+            }
+            for (int answered = 0; answered < count; answered++) {
+                WorkRequest answer = receives.poll();
+                if (answer.await(TIMEOUT) == null || !answer.result().isSuccess()) {
+                    throw new IllegalStateException("answer " + answered + ": " + answer);
+                }
+                timings.answered(answered, System.nanoTime() - sentAt[answered]);
+                if (sent < count) {
+                    WorkRequest oldest = sends.poll(); // its slot is free once it completed
+                    if (oldest.await(TIMEOUT) == null) {
+                        throw new IllegalStateException("send not completed: " + oldest);
+                    }
+                    receives.add(endpoint.receive());
+                    sentAt[sent++] = System.nanoTime();
+                    sends.add(endpoint.send(message));
+                }
+            }
+            timings.done();
+            endpoint.close();
+        }
+        return timings;
+    }
+
+    private static void connectorServer(int port, int size, int window, int count, int warmup)
+        throws InterruptedException {
+        ServerCount served = new ServerCount(count, warmup);
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("layered-server", 2)) {
+            busyPolling(runtime);
+            Activation activation = runtime.hub().activate(ListenerSettings.of("0.0.0.0", port, null, null, null,
+                Math.max(16, 2 * window), Math.max(size, 64), 8), new EndpointSink() {
+                    @Override
+                    public String name() {
+                        return "echo";
+                    }
+
+                    @Override
+                    public boolean receivesCmEvents() {
+                        return true;
+                    }
+
+                    @Override
+                    public boolean receivesCompletions() {
+                        return true;
+                    }
+
+                    @Override
+                    public void deliver(ConnectionEvent event) {
+                        if (event.type() == CmEventType.DISCONNECTED) {
+                            served.done.countDown();
+                        }
+                    }
+
+                    @Override
+                    public void deliver(MessageCompletion completion) {
+                        if (completion.isReceive() && completion.isSuccess()) {
+                            completion.connection().send(completion.data());
+                            served.echoed();
+                        }
+                    }
+                });
+            System.out.println("listening on port " + port);
+            served.done.await();
+            activation.close();
+        }
+    }
+
+    // ---- (a) raw verbs: the same echo on rdma-native's verbs objects, one thread per side ----
+
+    /** One side's verbs objects and its hybrid polling loop. */
+    private static final class RawSide implements AutoCloseable {
+        final CmId id;
+        final DeviceContext context;
+        final CompletionChannel channel;
+        final CompletionQueue cq;
+        final QueuePair qp;
+        final MemoryRegion buffer;
+        final WorkCompletions wcs = new WorkCompletions(16);
+        final int size;
+        private boolean armed = true;
+        private long lastFound;
+
+        RawSide(CmId id, int size, int window) {
+            this.id = id;
+            this.size = size;
+            context = id.openDeviceContext();
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            channel = context.createCompletionChannel();
+            cq = context.createCompletionQueue(4 * window + 4, channel, 0);
+            qp = id.createQueuePair(pd, cq, cq, QueuePairCapabilities.of(2 * window, 2 * window));
+            // 2 x WINDOW slots: the client's receives and sends; the server's receives, each echoed from its slot
+            // (twice the window, so a slot whose echo is still unacknowledged never leaves the client's next
+            // message without a receive)
+            int length = 2 * window * size;
+            int pages = (length + 4095) / 4096; // alignedSlice rounds its capacity down to whole pages
+            buffer = pd.register(ByteBuffer.allocateDirect((pages + 1) * 4096).alignedSlice(4096).limit(length));
+            cq.requestNotify(false);
+        }
+
+        /** The next batch of completions (at least one), polled with the engine's hybrid strategy. */
+        int next() {
+            while (true) {
+                int ne = cq.poll(wcs);
+                if (ne > 0) {
+                    lastFound = System.nanoTime();
+                    for (int i = 0; i < ne; i++) {
+                        if (wcs.status(i) != 0) {
+                            throw new IllegalStateException("work completion failed: " + wcs.get(i).statusText());
+                        }
+                    }
+                    return ne;
+                }
+                if (!armed) {
+                    if (System.nanoTime() - lastFound < BUSY_POLL_NANOS) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    cq.requestNotify(false);
+                    armed = true;
+                } else {
+                    channel.getCqEvent();
+                    armed = false;
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            cq.ackEvents();
+            wcs.close();
+            context.close();
+        }
+    }
+
+    // wr ids: receives are their slot, sends their slot plus this
+    private static final long SEND = 1L << 32;
+
+    private static Timings rawClient(InetSocketAddress server, int size, int window, int count, int warmup) {
+        Timings timings = new Timings(count, warmup);
+        try (EventChannel events = EventChannel.create()) {
+            CmId id = events.createId(PortSpace.TCP);
+            id.resolveAddress(null, server, TIMEOUT);
+            expect(events, CmEventType.ADDR_RESOLVED);
+            id.resolveRoute(TIMEOUT);
+            expect(events, CmEventType.ROUTE_RESOLVED);
+            try (RawSide side = new RawSide(id, size, window)) {
+                id.connect(ConnectionParameters.defaults());
+                expect(events, CmEventType.ESTABLISHED);
+                long[] sentAt = new long[count];
+                int sent = 0;
+                for (; sent < window && sent < count; sent++) {
+                    side.qp.postReceive(side.buffer, sent * size, size, sent);
+                    sentAt[sent] = System.nanoTime();
+                    side.qp.postSend(side.buffer, (window + sent) * size, size, SEND + sent, true);
+                }
+                int answered = 0;
+                int freeSends = 0;
+                while (answered < count) {
+                    int ne = side.next();
+                    for (int i = 0; i < ne; i++) {
+                        long wrId = side.wcs.wrId(i);
+                        if (wrId >= SEND) {
+                            freeSends++;
+                            continue;
+                        }
+                        timings.answered(answered, System.nanoTime() - sentAt[answered]);
+                        answered++;
+                        if (sent < count) {
+                            side.qp.postReceive(side.buffer, (int) wrId * size, size, wrId);
+                        }
+                    }
+                    // RC completes in order: a send slot is free once as many sends as answers completed
+                    while (sent < count && freeSends > 0 && sent - answered < window) {
+                        int slot = sent % window;
+                        sentAt[sent++] = System.nanoTime();
+                        side.qp.postSend(side.buffer, (window + slot) * size, size, SEND + slot, true);
+                        freeSends--;
+                    }
+                }
+                timings.done();
+                id.disconnect();
+                expect(events, CmEventType.DISCONNECTED);
+            }
+        }
+        return timings;
+    }
+
+    private static void rawServer(int port, int size, int window, int count, int warmup) {
+        ServerCount served = new ServerCount(count, warmup);
+        try (EventChannel events = EventChannel.create()) {
+            CmId listener = events.createId(PortSpace.TCP);
+            listener.bind(new InetSocketAddress("0.0.0.0", port));
+            listener.listen(1);
+            System.out.println("listening on port " + port);
+            if (!events.awaitEvent(Duration.ofSeconds(120))) {
+                throw new IllegalStateException("no client within 120 s");
+            }
+            CmId id = expect(events, CmEventType.CONNECT_REQUEST).id();
+            try (RawSide side = new RawSide(id, size, window)) {
+                for (int slot = 0; slot < 2 * window; slot++) {
+                    side.qp.postReceive(side.buffer, slot * size, size, slot);
+                }
+                id.accept(ConnectionParameters.defaults());
+                expect(events, CmEventType.ESTABLISHED);
+                for (int echoed = 0; echoed < count; ) {
+                    int ne = side.next();
+                    for (int i = 0; i < ne; i++) {
+                        long wrId = side.wcs.wrId(i);
+                        if (wrId >= SEND) {
+                            // the echo left its slot: the slot takes the next message
+                            side.qp.postReceive(side.buffer, (int) (wrId - SEND) * size, size, wrId - SEND);
+                            continue;
+                        }
+                        side.qp.postSend(side.buffer, (int) wrId * size, side.wcs.byteLength(i), SEND + wrId, true);
+                        served.echoed();
+                        echoed++;
+                    }
+                }
+                expect(events, CmEventType.DISCONNECTED);
+                id.disconnect();
+            }
+        }
+    }
+
+    private static CmEvent expect(EventChannel channel, CmEventType type) {
+        if (!channel.awaitEvent(TIMEOUT)) {
+            throw new IllegalStateException("no CM event within " + TIMEOUT + ", expected " + type);
+        }
+        CmEvent event = channel.getEvent();
+        if (event.type() != type) {
+            throw new IllegalStateException("expected " + type + ", got " + event + " status " + event.status());
+        }
+        return event;
+    }
+}
