@@ -1,9 +1,17 @@
 package org.rdmaconnector.connector;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
-/** A connection a listener accepted, as its listeners see it. Thread-safe. */
-public interface InboundConnection {
+/**
+ * A connection a listener accepted, as its listeners see it: it sends messages, and RDMA writes and reads
+ * ({@link RemoteMemoryAccess}) from memory registered through it. The completions of its own requests also reach
+ * the CompletionListeners; a request that fails (any status but a flush) ends the connection. Thread-safe.
+ */
+@ProviderType
+public interface InboundConnection extends RemoteMemoryAccess {
     /** A number unique among the listener's connections, for logs and correlation. */
     long number();
 
@@ -23,6 +31,16 @@ public interface InboundConnection {
      * @throws IllegalStateException when the connection is not established or every send slot is in flight
      */
     WorkRequest send(byte[] message);
+
+    /**
+     * Registers {@code buffer} (direct) with the protection domain of this connection's queue pair, for its RDMA
+     * writes and reads and, as {@code remoteAccess} says, for the peer's (an empty set: local access only). The region
+     * is deregistered when the connection is destroyed, or when it is closed first.
+     *
+     * @throws IllegalArgumentException if the buffer is not direct or {@code remoteAccess} is null
+     * @throws IllegalStateException when the connection is not established
+     */
+    MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess);
 
     /** Starts the disconnect handshake; DISCONNECTED follows. Twice is a no-op. */
     void disconnect();

@@ -3,6 +3,8 @@ package org.rdmaconnector.connector;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Set;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * An application's handle on a pooled set of RDMA channels: a CM event channel, a completion channel with its
@@ -13,6 +15,7 @@ import java.time.Duration;
  * <p>The connector reads the channels itself (CM events answer {@link #connect}, completions complete
  * {@link WorkRequest}s); {@link #channels()} shows figures of them, never the channels.
  */
+@ProviderType
 public interface RdmaConnection extends AutoCloseable {
     /**
      * Connects to a listener (an RDMA CM id listening on {@code remote}): resolves the address and route, creates a
@@ -31,6 +34,17 @@ public interface RdmaConnection extends AutoCloseable {
      * @throws IllegalArgumentException if the buffer is not direct or the limit would be passed
      */
     MemoryRegion register(ByteBuffer buffer);
+
+    /**
+     * Registers {@code buffer} (direct) as {@link #register(ByteBuffer)} does, and lets peers access it as
+     * {@code remoteAccess} says (RDMA READ, WRITE: ibv_reg_mr(3) with {@code IBV_ACCESS_REMOTE_READ},
+     * {@code IBV_ACCESS_REMOTE_WRITE}); hand it over as its {@link MemoryRegion#remoteRegion()}. An empty set is
+     * local access only. Peers lose access when the region is closed.
+     *
+     * @throws IllegalArgumentException if the buffer is not direct, {@code remoteAccess} is null or the limit would be
+     *     passed
+     */
+    MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess);
 
     /** The device name, e.g. {@code mlx5_0} or {@code rxe0}. */
     String deviceName();

@@ -1,13 +1,17 @@
 package org.rdmaconnector.connector;
 
 import java.net.InetSocketAddress;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * One end of an established reliable connection, made by {@link RdmaConnection#connect}. Each posted send or receive
- * returns a {@link WorkRequest} whose {@link WorkRequest#completion() Completion} completes with its work completion.
+ * One end of an established reliable connection, made by {@link RdmaConnection#connect}. Each posted send, receive,
+ * RDMA write or read ({@link RemoteMemoryAccess}) returns a {@link WorkRequest} whose
+ * {@link WorkRequest#completion() Completion} completes with its work completion. A request that fails (any status
+ * but a flush) ends the connection: the endpoint disconnects and what is still posted completes as flushed.
  * Thread-safe.
  */
-public interface RdmaEndpoint extends AutoCloseable {
+@ProviderType
+public interface RdmaEndpoint extends RemoteMemoryAccess, AutoCloseable {
     /** Bytes one {@link #send(byte[])} or {@link #receive()} can carry through the endpoint's own buffers. */
     int MAX_STAGED_MESSAGE = 4096;
 
@@ -36,7 +40,8 @@ public interface RdmaEndpoint extends AutoCloseable {
 
     /**
      * Posts a receive into one of the endpoint's own slots ({@value #MAX_STAGED_MESSAGE} bytes); the bytes received
-     * are in {@link WorkRequest#data()} once it completes.
+     * are in {@link WorkRequest#data()} once it completes (none when the peer's RDMA WRITE with immediate data took
+     * it: then its {@link WorkCompletion#immediateData()}).
      */
     WorkRequest receive();
 

@@ -1,21 +1,32 @@
 package org.rdmaconnector.connector;
 
 import java.time.Duration;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * A posted send or receive: its {@link Completion} completes once, when its work completion arrives (successful or
+ * A posted send, receive, RDMA write or read: its {@link Completion} completes once, when its work completion arrives (successful or
  * not) or when its endpoint closes first (then {@link #result()} has status {@code IBV_WC_WR_FLUSH_ERR}), or when
  * it can never complete because its device was removed (then {@link #failure()} says so, {@link #result()} is
  * flushed, and {@link #await} throws). Made by the connector; thread-safe.
  */
+@ProviderType
 public interface WorkRequest {
     /** What was posted. */
-    enum Kind { SEND, RECEIVE }
+    enum Kind {
+        /** A send (also the staged {@code send(byte[])}). */
+        SEND,
+        /** A receive. */
+        RECEIVE,
+        /** An RDMA WRITE, with or without immediate data. */
+        RDMA_WRITE,
+        /** An RDMA READ. */
+        RDMA_READ
+    }
 
     /** The work request id the connector posted it with. */
     long wrId();
 
-    /** Send or receive. */
+    /** What was posted. */
     Kind kind();
 
     /** Completes once the request is done: wait on it, or poll it with {@code tryWaitForCompletion()}. */

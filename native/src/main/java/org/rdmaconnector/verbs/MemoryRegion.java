@@ -1,7 +1,12 @@
 package org.rdmaconnector.verbs;
 
 import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.RemoteAccess;
+import org.rdmaconnector.connector.RemoteRegion;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -18,9 +23,13 @@ public final class MemoryRegion extends NativeResource implements org.rdmaconnec
     private final long address;
     private final int lkey;
     private final int rkey;
+    private final Set<Access> access;
+    private final Set<RemoteAccess> remoteAccess;
 
-    MemoryRegion(ProtectionDomain pd, long mr, ByteBuffer buffer, long address) {
+    MemoryRegion(ProtectionDomain pd, long mr, ByteBuffer buffer, long address, Set<Access> access) {
         this.pd = pd;
+        this.access = access.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(access));
+        this.remoteAccess = Access.remotePart(access);
         this.mr = mr;
         this.buffer = buffer;
         this.address = address;
@@ -62,6 +71,29 @@ public final class MemoryRegion extends NativeResource implements org.rdmaconnec
     @Override
     public long remoteAddress() {
         return address;
+    }
+
+    /** The access flags it was registered with. */
+    public Set<Access> access() {
+        return access;
+    }
+
+    @Override
+    public Set<RemoteAccess> remoteAccess() {
+        return remoteAccess;
+    }
+
+    @Override
+    public RemoteRegion remoteRegion() {
+        if (remoteAccess.isEmpty()) {
+            throw new IllegalStateException("the memory region of " + length() + " bytes is registered for local "
+                + "access only; register it with RemoteAccess READ or WRITE to hand it to a peer");
+        }
+        if (isClosed()) {
+            throw new IllegalStateException("the memory region of " + length() + " bytes is closed: its rkey is no "
+                + "longer valid");
+        }
+        return new RemoteRegion(address, length(), rkey, remoteAccess);
     }
 
     /** Checks {@code [offset, offset + length)} lies in the region; returns its address. */

@@ -56,7 +56,7 @@ public final class ProtectionDomain extends NativeResource {
             if (mr == 0) {
                 throw RdmaErrors.lastError("ibv_reg_mr", region.capacity() + " bytes on " + context.deviceName());
             }
-            return new MemoryRegion(this, mr, region, address);
+            return new MemoryRegion(this, mr, region, address, access);
         } finally {
             release();
         }

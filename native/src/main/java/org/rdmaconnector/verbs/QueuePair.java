@@ -1,6 +1,7 @@
 package org.rdmaconnector.verbs;
 
 import com.sun.jna.Memory;
+import java.nio.ByteOrder;
 import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -8,8 +9,10 @@ import org.rdmaconnector.verbs.jna.RdmaCma;
 
 /**
  * A reliable-connected queue pair ({@code struct ibv_qp}) created on a {@link CmId} (rdma_create_qp(3)). Posts
- * sends, RDMA writes and receives of ranges of registered memory; their completions arrive on its completion
- * queues with the given {@code wrId}. Closed before its id, protection domain and completion queues. Thread-safe:
+ * sends, RDMA writes (with or without immediate data), RDMA reads and receives of ranges of registered memory; their
+ * completions arrive on its completion queues with the given {@code wrId}. The peer's regions are named by address
+ * and rkey; the kernel's CM gives the queue pair remote write access, and remote read access when the connection's
+ * responder resources are more than 0 ({@link ConnectionParameters#defaults()}: 1 each way). Closed before its id, protection domain and completion queues. Thread-safe:
  * posts are serialized per direction.
  */
 public final class QueuePair extends NativeResource {
@@ -58,7 +61,7 @@ public final class QueuePair extends NativeResource {
      * @param signaled whether a work completion is generated on success (always on error)
      */
     public void postSend(MemoryRegion region, int offset, int length, long wrId, boolean signaled) {
-        post(region, offset, length, wrId, Layout.IBV_WR_SEND, signaled ? Layout.IBV_SEND_SIGNALED : 0, 0, 0);
+        post(region, offset, length, wrId, Layout.IBV_WR_SEND, signaled ? Layout.IBV_SEND_SIGNALED : 0, 0, 0, 0);
     }
 
     /**
@@ -74,18 +77,51 @@ public final class QueuePair extends NativeResource {
                 + " bytes of inline data this queue pair was granted (MaxInlineData)");
         }
         post(region, offset, length, wrId, Layout.IBV_WR_SEND,
-            (signaled ? Layout.IBV_SEND_SIGNALED : 0) | Layout.IBV_SEND_INLINE, 0, 0);
+            (signaled ? Layout.IBV_SEND_SIGNALED : 0) | Layout.IBV_SEND_INLINE, 0, 0, 0);
     }
 
     /** Posts an RDMA WRITE of a local range to {@code remoteAddress} of a peer's region with key {@code rkey}. */
     public void postWrite(MemoryRegion region, int offset, int length, long remoteAddress, int rkey, long wrId,
                           boolean signaled) {
         post(region, offset, length, wrId, Layout.IBV_WR_RDMA_WRITE, signaled ? Layout.IBV_SEND_SIGNALED : 0,
-            remoteAddress, rkey);
+            remoteAddress, rkey, 0);
+    }
+
+    /**
+     * Posts an RDMA WRITE with immediate data: as {@link #postWrite}, then the peer's next posted receive completes
+     * with opcode {@code IBV_WC_RECV_RDMA_WITH_IMM} and {@code immediateData} (host order here and there; network
+     * order on the wire).
+     */
+    public void postWriteWithImmediate(MemoryRegion region, int offset, int length, long remoteAddress, int rkey,
+                                       int immediateData, long wrId, boolean signaled) {
+        post(region, offset, length, wrId, Layout.IBV_WR_RDMA_WRITE_WITH_IMM,
+            signaled ? Layout.IBV_SEND_SIGNALED : 0, remoteAddress, rkey, toNetworkOrder(immediateData));
+    }
+
+    /**
+     * Posts an RDMA READ of {@code length} bytes at {@code remoteAddress} of a peer's region with key {@code rkey}
+     * into a local range.
+     *
+     * @throws IllegalArgumentException when {@code region} was registered without LOCAL_WRITE (the device writes
+     *     the bytes read into it)
+     */
+    public void postRead(MemoryRegion region, int offset, int length, long remoteAddress, int rkey, long wrId,
+                         boolean signaled) {
+        if (region != null && !region.access().contains(Access.LOCAL_WRITE)) {
+            throw new IllegalArgumentException("an RDMA READ places the bytes read in the local region, which is "
+                + "registered without LOCAL_WRITE; register it with LOCAL_WRITE (ibv_reg_mr(3))");
+        }
+        post(region, offset, length, wrId, Layout.IBV_WR_RDMA_READ, signaled ? Layout.IBV_SEND_SIGNALED : 0,
+            remoteAddress, rkey, 0);
+    }
+
+    /** {@code value} as the __be32 imm_data holds it, in this JVM's byte order. */
+    static int toNetworkOrder(int value) {
+        return ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? value : Integer.reverseBytes(value);
     }
 
     private void post(MemoryRegion region, int offset, int length, long wrId, int opcode, int flags,
-                      long remoteAddress, int rkey) {
+                      long remoteAddress, int rkey, int immediateData) {
         if (region == null) {
             throw new IllegalArgumentException("region must not be null");
         }
@@ -103,6 +139,7 @@ public final class QueuePair extends NativeResource {
                 Mem.putInt(wr + Layout.IBV_SEND_WR_NUM_SGE, 1);
                 Mem.putInt(wr + Layout.IBV_SEND_WR_OPCODE, opcode);
                 Mem.putInt(wr + Layout.IBV_SEND_WR_SEND_FLAGS, flags);
+                Mem.putInt(wr + Layout.IBV_SEND_WR_IMM_DATA, immediateData);
                 Mem.putLong(wr + Layout.IBV_SEND_WR_WR_RDMA_REMOTE_ADDR, remoteAddress);
                 Mem.putInt(wr + Layout.IBV_SEND_WR_WR_RDMA_RKEY, rkey);
                 int rc = context.ops().ibv_post_send(qp, wr, bad);

@@ -45,7 +45,7 @@ public final class WorkCompletions implements AutoCloseable {
         long wc = entry(index);
         return new WorkCompletion(Mem.getLong(wc + Layout.IBV_WC_WR_ID), Mem.getInt(wc + Layout.IBV_WC_STATUS),
             WcOpcode.of(Mem.getInt(wc + Layout.IBV_WC_OPCODE)), Mem.getInt(wc + Layout.IBV_WC_VENDOR_ERR),
-            Mem.getInt(wc + Layout.IBV_WC_BYTE_LEN), Integer.reverseBytes(Mem.getInt(wc + Layout.IBV_WC_IMM_DATA)),
+            Mem.getInt(wc + Layout.IBV_WC_BYTE_LEN), QueuePair.toNetworkOrder(Mem.getInt(wc + Layout.IBV_WC_IMM_DATA)),
             Mem.getInt(wc + Layout.IBV_WC_QP_NUM), Mem.getInt(wc + Layout.IBV_WC_SRC_QP),
             Mem.getInt(wc + Layout.IBV_WC_WC_FLAGS));
     }

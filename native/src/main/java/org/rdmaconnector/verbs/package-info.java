@@ -8,7 +8,7 @@
  * are {@link org.rdmaconnector.connector.RdmaException}s naming the function and the errno
  * ({@link org.rdmaconnector.verbs.RdmaErrors}).
  */
-@Version("0.1.0")
+@Version("0.2.0")
 package org.rdmaconnector.verbs;
 
 import org.osgi.annotation.versioning.Version;

@@ -7,6 +7,7 @@ import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.PortAttributes;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WcStatus;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -30,12 +31,14 @@ class ApiConstantsTest {
         assertEquals(Layout.IBV_WC_RDMA_READ, WcOpcode.RDMA_READ.value());
         assertEquals(Layout.IBV_WC_RECV, WcOpcode.RECV.value());
         assertEquals(Layout.IBV_WC_RECV_RDMA_WITH_IMM, WcOpcode.RECV_RDMA_WITH_IMM.value());
+        assertEquals(Layout.IBV_WC_WITH_IMM, WorkCompletion.WITH_IMM);
     }
 
     @Test
     void workCompletionStatusesAreTheHeadersWithLibibverbsTexts() {
         assertEquals(Layout.IBV_WC_SUCCESS, WcStatus.SUCCESS.value());
         assertEquals(Layout.IBV_WC_WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR.value());
+        assertEquals(Layout.IBV_WC_REM_ACCESS_ERR, WcStatus.REM_ACCESS_ERR.value());
         assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, WcStatus.RETRY_EXC_ERR.value());
         for (int value = -1; value <= WcStatus.values().length + 1; value++) {
             assertEquals(Mem.string(IbVerbs.ibv_wc_status_str(value)), WcStatus.text(value), "status " + value);

@@ -34,7 +34,7 @@ class BundleManifestTest {
         // org.rdmaconnector.connector is rdma-api's package, embedded here so containers deploy this bundle alone
         assertEquals(List.of("org.rdmaconnector.connector", "org.rdmaconnector.verbs", "org.rdmaconnector.verbs.engine",
             "org.rdmaconnector.connector.spi"), packages(exports));
-        assertTrue(exports.contains("org.rdmaconnector.verbs;version=\"0.1.0\""), exports);
+        assertTrue(exports.contains("org.rdmaconnector.verbs;version=\"0.2.0\""), exports);
         assertTrue(!exports.contains(".jna"), "the bindings package must stay private: " + exports);
     }
 

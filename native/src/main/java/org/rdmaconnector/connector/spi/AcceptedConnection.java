@@ -2,7 +2,9 @@ package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,6 +13,9 @@ import java.util.function.LongSupplier;
 import org.rdmaconnector.connector.AcceptPolicy;
 import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.InboundConnection;
+import org.rdmaconnector.connector.MemoryRegion;
+import org.rdmaconnector.connector.RemoteAccess;
+import org.rdmaconnector.connector.RemoteRegion;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.jna.Layout;
@@ -245,9 +250,10 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         boolean receive = request.kind() == WorkRequest.Kind.RECEIVE;
         if (!wc.isSuccess() && startDisconnect() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR) {
             // the queue pair is in ERROR now and every posted request flushes; a status other than a flush is a
-            // failure of the connection (a message larger than the buffer, a retry budget used up, ...)
+            // failure of the connection (a message larger than the buffer, a retry budget used up, a region the
+            // peer may not access, ...)
             LOG.log(Level.WARNING, "connection " + number + " with " + wire.peerAddress() + " failed: "
-                + (receive ? "receive " : "send ") + wc.statusText() + "; disconnecting");
+                + request.kind() + " " + wc.statusText() + "; disconnecting");
         }
         Runnable after = () -> {
             if (receive && wc.isSuccess() && isOpen()) {
@@ -468,11 +474,43 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
 
     @Override
     public WorkRequest send(byte[] message) {
-        if (!isOpen()) { // it can send once accepted, before ESTABLISHED is read
+        requireOpen();
+        return wire.send(message);
+    }
+
+    @Override
+    public MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess) {
+        requireOpen();
+        return wire.register(buffer, remoteAccess);
+    }
+
+    @Override
+    public WorkRequest write(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
+        return post(RdmaOperation.write(local, offset, length, remote, remoteOffset));
+    }
+
+    @Override
+    public WorkRequest writeWithImmediate(MemoryRegion local, int offset, int length, RemoteRegion remote,
+                                          int remoteOffset, int immediateData) {
+        return post(RdmaOperation.writeWithImmediate(local, offset, length, remote, remoteOffset, immediateData));
+    }
+
+    @Override
+    public WorkRequest read(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
+        return post(RdmaOperation.read(local, offset, length, remote, remoteOffset));
+    }
+
+    private WorkRequest post(RdmaOperation operation) {
+        requireOpen();
+        return wire.post(operation);
+    }
+
+    /** It can post once accepted, before ESTABLISHED is read. */
+    private void requireOpen() {
+        if (!isOpen()) {
             throw new IllegalStateException("connection " + number + " with " + wire.peerAddress() + " is not "
                 + "established (" + state() + ")");
         }
-        return wire.send(message);
     }
 
     @Override

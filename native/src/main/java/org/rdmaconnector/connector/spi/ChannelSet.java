@@ -17,7 +17,11 @@ import org.rdmaconnector.connector.ChannelSetInfo;
 import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.RemoteAccess;
+import org.rdmaconnector.connector.RemoteRegion;
+import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.Access;
 import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.CmEvent;
@@ -280,16 +284,22 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         return lifecycle.state();
     }
 
-    /** See {@link org.rdmaconnector.connector.RdmaConnection#register}. */
-    @Override
+    /** See {@link org.rdmaconnector.connector.RdmaConnection#register(ByteBuffer)}: local access only. */
     public MemoryRegion register(ByteBuffer buffer) {
+        return register(buffer, Set.of());
+    }
+
+    /** See {@link org.rdmaconnector.connector.RdmaConnection#register(ByteBuffer, Set)}. */
+    @Override
+    public MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess) {
         lifecycle.ensureUsable("ibv_reg_mr");
         if (buffer == null || !buffer.isDirect()) {
             throw new IllegalArgumentException("buffer must be a direct ByteBuffer");
         }
+        Set<Access> access = Access.withRemote(remoteAccess);
         reserve(buffer.capacity());
         try {
-            MemoryRegion region = queues.protectionDomain().register(buffer);
+            MemoryRegion region = queues.protectionDomain().register(buffer, access);
             regions.add(region);
             return region;
         } catch (RuntimeException e) {
@@ -371,8 +381,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             endpoint.connection = new RcConnection(endpoint.id, queues.protectionDomain(), queues.completionQueue(),
                 new QueuePairCapabilities(settings.maxSendWr(), settings.maxRecvWr(), 1, 1, settings.maxInlineData()),
                 RdmaEndpoint.MAX_STAGED_MESSAGE, settings.maxSendWr(), settings.maxRecvWr());
-            RcConnection rc = endpoint.connection;
-            queues.route(rc.qpNumber(), rc::complete);
+            queues.route(endpoint.connection.qpNumber(), endpoint::polled);
             if (settings.ackTimeout() != 0) {
                 endpoint.id.setAckTimeout(settings.ackTimeout());
             }
@@ -536,6 +545,24 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             }
         }
 
+        /**
+         * On the loop, as the CQ is polled: completes the request; a failed one (any status but a flush) ends the
+         * connection, as it does an accepted one: the queue pair is in ERROR, and the peer is told at once.
+         */
+        WorkRequest polled(WorkCompletion wc) {
+            WorkRequest request = connection.complete(wc);
+            if (!wc.isSuccess() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR && connected) {
+                LOG.log(Level.WARNING, this + " failed: " + (request == null ? "a request" : request.kind()) + " "
+                    + wc.statusText() + "; disconnecting");
+                try {
+                    disconnect();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.DEBUG, "disconnecting " + this + " after its failed request failed", e);
+                }
+            }
+            return request;
+        }
+
         /** The device is gone: posted requests end with its error, the disconnect is not waited for. */
         void deviceRemoved(DeviceRemoval removal) {
             connected = false; // no rdma_disconnect on a removed device: there is no peer to answer it
@@ -588,6 +615,28 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         @Override
         public WorkRequest receive() {
             return established("ibv_post_recv").receiveStaged();
+        }
+
+        @Override
+        public WorkRequest write(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
+                                 RemoteRegion remote, int remoteOffset) {
+            return post(RdmaOperation.write(local, offset, length, remote, remoteOffset));
+        }
+
+        @Override
+        public WorkRequest writeWithImmediate(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
+                                              RemoteRegion remote, int remoteOffset, int immediateData) {
+            return post(RdmaOperation.writeWithImmediate(local, offset, length, remote, remoteOffset, immediateData));
+        }
+
+        @Override
+        public WorkRequest read(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
+                                RemoteRegion remote, int remoteOffset) {
+            return post(RdmaOperation.read(local, offset, length, remote, remoteOffset));
+        }
+
+        private WorkRequest post(RdmaOperation operation) {
+            return established("ibv_post_send").post(operation, registered(operation.local()));
         }
 
         @Override

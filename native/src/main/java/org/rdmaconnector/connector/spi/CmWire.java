@@ -1,7 +1,11 @@
 package org.rdmaconnector.connector.spi;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Set;
 import java.util.function.Function;
+import org.rdmaconnector.connector.MemoryRegion;
+import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CmId;
@@ -98,6 +102,17 @@ final class CmWire implements ConnectionWire {
     @Override
     public WorkRequest send(byte[] message) {
         return allocated().sendStaged(message);
+    }
+
+    @Override
+    public MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess) {
+        return allocated().register(buffer, remoteAccess);
+    }
+
+    @Override
+    public WorkRequest post(RdmaOperation operation) {
+        RcConnection c = allocated();
+        return c.post(operation, c.registered(operation.local()));
     }
 
     @Override

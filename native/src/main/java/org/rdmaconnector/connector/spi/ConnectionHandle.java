@@ -12,6 +12,7 @@ import org.rdmaconnector.connector.DeviceAttributes;
 import org.rdmaconnector.connector.PortAttributes;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.MemoryRegion;
 
@@ -27,7 +28,7 @@ public final class ConnectionHandle implements RdmaConnection {
     interface Target {
         RdmaEndpoint connect(InetSocketAddress remote, Duration timeout);
 
-        MemoryRegion register(ByteBuffer buffer);
+        MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess);
 
         void deregister(MemoryRegion region);
 
@@ -98,7 +99,12 @@ public final class ConnectionHandle implements RdmaConnection {
 
     @Override
     public MemoryRegion register(ByteBuffer buffer) {
-        MemoryRegion region = set().register(buffer);
+        return register(buffer, Set.of());
+    }
+
+    @Override
+    public MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess) {
+        MemoryRegion region = set().register(buffer, remoteAccess);
         regions.add(region);
         return region;
     }

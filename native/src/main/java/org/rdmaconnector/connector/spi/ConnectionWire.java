@@ -1,6 +1,10 @@
 package org.rdmaconnector.connector.spi;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import org.rdmaconnector.connector.MemoryRegion;
+import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 
@@ -34,6 +38,12 @@ interface ConnectionWire {
 
     /** Sends {@code message} from a staged send slot. */
     WorkRequest send(byte[] message);
+
+    /** Registers {@code buffer} with the queue pair's protection domain; deregistered by {@link #destroy()}. */
+    MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess);
+
+    /** Posts a checked RDMA WRITE or READ whose local region was {@link #register}ed through this wire. */
+    WorkRequest post(RdmaOperation operation);
 
     /** Posts a staged receive again (its buffer was handed over). */
     void repostReceive();

@@ -15,6 +15,7 @@ record InboundCompletion(InboundConnection connection, WorkCompletion workComple
     @Override
     public String toString() {
         return (isReceive ? "receive " : "send ") + sequence + " of connection " + connection.number() + " ("
-            + workCompletion.statusText() + ", " + workCompletion.byteLength() + " bytes)";
+            + workCompletion.opcode() + ", " + workCompletion.statusText() + ", " + workCompletion.byteLength()
+            + " bytes" + (workCompletion.hasImmediate() ? ", immediate " + workCompletion.immediateData() : "") + ")";
     }
 }

@@ -1,15 +1,20 @@
 package org.rdmaconnector.connector.spi;
 
 import com.sun.jna.Memory;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.Access;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.MemoryRegion;
@@ -27,10 +32,12 @@ import org.rdmaconnector.verbs.jna.Mem;
  * (not by the garbage collector: a peer that connects and disconnects in a loop must not be able to pile up
  * direct memory until a GC). {@link #disconnect()} is the one place a connection's rdma_disconnect is sent. After
  * {@link #deviceRemoved} every posted request has ended with the removal's error and every later post throws it.
+ * Regions registered through {@link #register} (an accepted connection's) are deregistered by {@link #close()}.
  * Thread-safe.
  */
 final class RcConnection {
     private final CmId id;
+    private final ProtectionDomain pd;
     private final QueuePair qp;
     private final int qpNumber;
     private final Memory stagingMemory;
@@ -41,6 +48,7 @@ final class RcConnection {
     private final ArrayDeque<Integer> freeSend = new ArrayDeque<>();
     private final ArrayDeque<Integer> freeRecv = new ArrayDeque<>();
     private final Map<Long, Posted> posted = new ConcurrentHashMap<>();
+    private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     // one sequence for all connections: a stale completion of a reused qp number never matches a new request
     private static final AtomicLong NEXT_WR_ID = new AtomicLong();
     // guarded by this; the staging memory is read and written only under this lock and while not closed
@@ -56,6 +64,7 @@ final class RcConnection {
     RcConnection(CmId id, ProtectionDomain pd, CompletionQueue cq, QueuePairCapabilities capabilities, int slotSize,
                  int sendSlots, int recvSlots) {
         this.id = id;
+        this.pd = pd;
         this.slotSize = slotSize;
         this.sendSlots = sendSlots;
         this.recvSlots = recvSlots;
@@ -117,23 +126,78 @@ final class RcConnection {
         }
         // a message that fits the inline data the queue pair was granted (MaxInlineData) is sent inline
         boolean inline = message.length > 0 && message.length <= qp.capabilities().maxInlineData();
-        return post(WorkRequest.Kind.SEND, slot, staging, slot * slotSize, message.length, inline);
+        int offset = slot * slotSize;
+        return post(WorkRequest.Kind.SEND, slot, inline
+            ? wrId -> qp.postSendInline(staging, offset, message.length, wrId, true)
+            : wrId -> qp.postSend(staging, offset, message.length, wrId, true));
     }
 
     /** Posts a send from a region of the application's. */
     WorkRequest send(MemoryRegion region, int offset, int length) {
-        return post(WorkRequest.Kind.SEND, -1, region, offset, length, false);
+        return post(WorkRequest.Kind.SEND, -1, wrId -> qp.postSend(region, offset, length, wrId, true));
     }
 
     /** Posts a receive into a free receive slot. */
     WorkRequest receiveStaged() {
         int slot = take(freeRecv, WorkRequest.Kind.RECEIVE, recvSlots);
-        return post(WorkRequest.Kind.RECEIVE, slot, staging, slot * slotSize, slotSize, false);
+        return post(WorkRequest.Kind.RECEIVE, slot, wrId -> qp.postReceive(staging, slot * slotSize, slotSize, wrId));
     }
 
     /** Posts a receive into a region of the application's. */
     WorkRequest receive(MemoryRegion region, int offset, int length) {
-        return post(WorkRequest.Kind.RECEIVE, -1, region, offset, length, false);
+        return post(WorkRequest.Kind.RECEIVE, -1, wrId -> qp.postReceive(region, offset, length, wrId));
+    }
+
+    /** Posts {@code operation} (checked already) with {@code local}, the verbs region of its local one. */
+    WorkRequest post(RdmaOperation operation, MemoryRegion local) {
+        int offset = operation.offset();
+        int length = operation.length();
+        long remoteAddress = operation.remoteAddress();
+        int rkey = operation.remote().rkey();
+        return post(operation.kind(), -1, switch (operation.opcode()) {
+            case WRITE -> wrId -> qp.postWrite(local, offset, length, remoteAddress, rkey, wrId, true);
+            case WRITE_WITH_IMMEDIATE -> wrId -> qp.postWriteWithImmediate(local, offset, length, remoteAddress, rkey,
+                operation.immediateData(), wrId, true);
+            case READ -> wrId -> qp.postRead(local, offset, length, remoteAddress, rkey, wrId, true);
+        });
+    }
+
+    /**
+     * Registers {@code buffer} with the queue pair's protection domain (LOCAL_WRITE, and {@code remoteAccess}); the
+     * region is deregistered by {@link #close()}.
+     *
+     * @throws IllegalStateException when the connection is closed
+     */
+    MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess) {
+        Set<Access> access = Access.withRemote(remoteAccess);
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the connection is closed");
+            }
+        }
+        MemoryRegion region = pd.register(buffer, access);
+        regions.add(region);
+        boolean closedMeanwhile;
+        synchronized (this) {
+            closedMeanwhile = closed;
+        }
+        if (closedMeanwhile) { // close() may have looked at the set before this region was in it
+            if (regions.remove(region)) {
+                region.close();
+            }
+            throw new IllegalStateException("the connection is closed");
+        }
+        return region;
+    }
+
+    /** {@code region} as {@link #register} made it; one registered elsewhere is refused. */
+    MemoryRegion registered(org.rdmaconnector.connector.MemoryRegion region) {
+        if (region instanceof MemoryRegion verbsRegion && regions.contains(verbsRegion)) {
+            return verbsRegion;
+        }
+        throw new IllegalArgumentException("memory region " + region + " is not registered through this connection"
+            + " (register it with the connection's register(ByteBuffer, Set), and keep it until the requests "
+            + "complete)");
     }
 
     private synchronized int take(ArrayDeque<Integer> free, WorkRequest.Kind kind, int total) {
@@ -156,20 +220,14 @@ final class RcConnection {
         }
     }
 
-    private WorkRequest post(WorkRequest.Kind kind, int slot, MemoryRegion region, int offset, int length,
-                             boolean inline) {
+    /** Posts one request of {@code kind} by {@code poster}, which is given its work request id. */
+    private WorkRequest post(WorkRequest.Kind kind, int slot, LongConsumer poster) {
         long wrId = NEXT_WR_ID.incrementAndGet();
         PostedRequest request = new PostedRequest(wrId, kind);
         posted.put(wrId, new Posted(request, slot));
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here
-            if (kind == WorkRequest.Kind.SEND && inline) {
-                qp.postSendInline(region, offset, length, wrId, true);
-            } else if (kind == WorkRequest.Kind.SEND) {
-                qp.postSend(region, offset, length, wrId, true);
-            } else {
-                qp.postReceive(region, offset, length, wrId);
-            }
+            poster.accept(wrId);
         } catch (RuntimeException e) {
             posted.remove(wrId);
             giveBack(slot);
@@ -190,7 +248,10 @@ final class RcConnection {
         }
         byte[] data = null;
         if (p.request().kind() == WorkRequest.Kind.RECEIVE && p.slot() >= 0) {
-            data = new byte[wc.isSuccess() ? Math.min(wc.byteLength(), slotSize) : 0];
+            // the peer's RDMA WRITE with immediate takes a receive and puts nothing in its slot: byte_len is the
+            // length of the write, whose bytes are in the written region
+            boolean message = wc.isSuccess() && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM;
+            data = new byte[message ? Math.min(wc.byteLength(), slotSize) : 0];
             synchronized (this) {
                 if (closed) { // closed meanwhile: its flush completed the request already
                     return null;
@@ -204,7 +265,17 @@ final class RcConnection {
     }
 
     private static String postFunction(WorkRequest.Kind kind) {
-        return kind == WorkRequest.Kind.SEND ? "ibv_post_send" : "ibv_post_recv";
+        return kind == WorkRequest.Kind.RECEIVE ? "ibv_post_recv" : "ibv_post_send";
+    }
+
+    /** The opcode a flushed request of {@code kind} is reported with (a failed completion's own is undefined). */
+    private static WcOpcode flushedOpcode(WorkRequest.Kind kind) {
+        return switch (kind) {
+            case SEND -> WcOpcode.SEND;
+            case RECEIVE -> WcOpcode.RECV;
+            case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
+            case RDMA_READ -> WcOpcode.RDMA_READ;
+        };
     }
 
     private void refuseIfRemoved(WorkRequest.Kind kind) {
@@ -246,7 +317,7 @@ final class RcConnection {
             Posted p = posted.remove(wrId);
             if (p != null) {
                 WorkRequest.Kind kind = p.request().kind();
-                WcOpcode opcode = kind == WorkRequest.Kind.SEND ? WcOpcode.SEND : WcOpcode.RECV;
+                WcOpcode opcode = flushedOpcode(kind);
                 WorkCompletion flushed = new WorkCompletion(wrId, Layout.IBV_WC_WR_FLUSH_ERR, opcode, 0, 0, 0,
                     qpNumber, 0, 0);
                 if (removal != null) {
@@ -278,8 +349,8 @@ final class RcConnection {
     }
 
     /**
-     * Destroys the id (and with it the queue pair), completes what is left as flushed, deregisters the staging
-     * buffer and frees its memory, now. Twice is a no-op.
+     * Destroys the id (and with it the queue pair), completes what is left as flushed, deregisters the regions
+     * registered through it and the staging buffer and frees its memory, now. Twice is a no-op.
      */
     void close() {
         synchronized (this) {
@@ -293,7 +364,16 @@ final class RcConnection {
         } finally {
             flush();
             try {
-                staging.close();
+                AutoCloseableStack owned = new AutoCloseableStack();
+                for (MemoryRegion region : List.copyOf(regions)) {
+                    owned.push(() -> {
+                        if (regions.remove(region)) {
+                            region.close();
+                        }
+                    });
+                }
+                owned.push(staging);
+                owned.closeAll(null); // each is deregistered even when another fails
             } finally {
                 synchronized (this) { // no copy in or out is running: they hold this lock and check 'closed'
                     stagingMemory.close();

@@ -6,7 +6,7 @@
  * delivery of CM events and completions to {@link org.rdmaconnector.connector.spi.EndpointSink}s), and their settings.
  * Plain Java: no JCA or OSGi types.
  */
-@Version("0.1.0")
+@Version("0.2.0")
 package org.rdmaconnector.connector.spi;
 
 import org.osgi.annotation.versioning.Version;

@@ -204,6 +204,7 @@ public final class Layout {
     public static final int IBV_ACCESS_REMOTE_WRITE = def("const.IBV_ACCESS_REMOTE_WRITE", 2);
     public static final int IBV_ACCESS_REMOTE_READ = def("const.IBV_ACCESS_REMOTE_READ", 4);
     public static final int IBV_WR_RDMA_WRITE = def("const.IBV_WR_RDMA_WRITE", 0);
+    public static final int IBV_WR_RDMA_WRITE_WITH_IMM = def("const.IBV_WR_RDMA_WRITE_WITH_IMM", 1);
     public static final int IBV_WR_SEND = def("const.IBV_WR_SEND", 2);
     public static final int IBV_WR_SEND_WITH_IMM = def("const.IBV_WR_SEND_WITH_IMM", 3);
     public static final int IBV_WR_RDMA_READ = def("const.IBV_WR_RDMA_READ", 4);
@@ -212,6 +213,7 @@ public final class Layout {
     public static final int IBV_SEND_INLINE = def("const.IBV_SEND_INLINE", 8);
     public static final int IBV_WC_SUCCESS = def("const.IBV_WC_SUCCESS", 0);
     public static final int IBV_WC_WR_FLUSH_ERR = def("const.IBV_WC_WR_FLUSH_ERR", 5);
+    public static final int IBV_WC_REM_ACCESS_ERR = def("const.IBV_WC_REM_ACCESS_ERR", 10);
     public static final int IBV_WC_RETRY_EXC_ERR = def("const.IBV_WC_RETRY_EXC_ERR", 12);
     public static final int IBV_WC_SEND = def("const.IBV_WC_SEND", 0);
     public static final int IBV_WC_RDMA_WRITE = def("const.IBV_WC_RDMA_WRITE", 1);

@@ -117,6 +117,31 @@ class ActivationTest {
             }
 
             @Override
+            public org.rdmaconnector.connector.MemoryRegion register(java.nio.ByteBuffer buffer,
+                    java.util.Set<org.rdmaconnector.connector.RemoteAccess> remoteAccess) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public org.rdmaconnector.connector.WorkRequest write(org.rdmaconnector.connector.MemoryRegion local,
+                    int offset, int length, org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public org.rdmaconnector.connector.WorkRequest writeWithImmediate(
+                    org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
+                    org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset, int immediateData) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public org.rdmaconnector.connector.WorkRequest read(org.rdmaconnector.connector.MemoryRegion local,
+                    int offset, int length, org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
             public void disconnect() {
             }
         };

@@ -12,6 +12,8 @@ import org.rdmaconnector.connector.ChannelSetInfo;
 import org.rdmaconnector.connector.RdmaConnection;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.RemoteAccess;
+import org.rdmaconnector.connector.RemoteRegion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.MemoryRegion;
@@ -48,7 +50,7 @@ class ConnectionHandleTest {
         }
 
         @Override
-        public MemoryRegion register(ByteBuffer buffer) {
+        public MemoryRegion register(ByteBuffer buffer, java.util.Set<RemoteAccess> remoteAccess) {
             throw new UnsupportedOperationException("no memory on the host");
         }
 
@@ -124,6 +126,24 @@ class ConnectionHandleTest {
 
         @Override
         public WorkRequest receive() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public WorkRequest write(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
+                                 RemoteRegion remote, int remoteOffset) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public WorkRequest writeWithImmediate(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
+                                              RemoteRegion remote, int remoteOffset, int immediateData) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public WorkRequest read(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
+                                RemoteRegion remote, int remoteOffset) {
             throw new UnsupportedOperationException();
         }
 

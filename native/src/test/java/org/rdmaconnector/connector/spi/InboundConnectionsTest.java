@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -26,6 +27,8 @@ import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.connector.RemoteAccess;
+import org.rdmaconnector.connector.RemoteRegion;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
@@ -349,6 +352,51 @@ class InboundConnectionsTest {
     }
 
     @Test
+    void aWriteWithImmediateIsDeliveredAsAReceiveWithItsImmediateDataAndItsReceiveIsPostedAgain() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        List<MessageCompletion> given = new CopyOnWriteArrayList<>();
+        deliveries.onCompletion = given::add;
+        for (int i = 1; i <= 2 * BUFFERS; i++) { // more than the receives posted: each is posted again
+            wire.writeWithImmediate(i == 1 ? 0 : 4096, 0xCAFE0000 + i);
+        }
+        assertEquals(2 * BUFFERS, given.size());
+        MessageCompletion first = given.get(0);
+        assertTrue(first.isReceive() && first.isSuccess() && first.workCompletion().hasImmediate(), first.toString());
+        assertEquals(0xCAFE0001, first.workCompletion().immediateData());
+        assertEquals(0, first.data().length, "no bytes: they are in the written region");
+        assertEquals(2 * BUFFERS, wire.calls.stream().filter("repost"::equals).count());
+        assertEquals(BUFFERS, wire.outstanding(), "every receive a write took is posted again");
+        assertFalse(wire.calls.contains("disconnect"));
+    }
+
+    @Test
+    void aFailedRdmaWriteEndsTheConnectionAndIsDeliveredWithItsStatus() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        InboundConnection connection = deliveries.lastConnection();
+        RemoteRegion peers = new RemoteRegion(0x1000, 64, 5, Set.of(RemoteAccess.WRITE, RemoteAccess.READ));
+        StandInRegion local = new StandInRegion(64);
+        WorkRequest write = connection.write(local, 0, 64, peers, 0);
+        assertEquals(WorkRequest.Kind.RDMA_WRITE, write.kind());
+        assertEquals(WorkRequest.Kind.RDMA_READ, connection.read(local, 0, 8, peers, 8).kind());
+        assertThrows(IllegalArgumentException.class, () -> connection.write(local, 0, 65, peers, 0),
+            "checked before the wire is asked");
+        assertEquals(List.of("allocate", "accept", "post WRITE", "post READ"), wire.calls);
+        wire.complete(WcOpcode.RDMA_WRITE, Layout.IBV_WC_REM_ACCESS_ERR, new byte[0]);
+        assertTrue(wire.calls.contains("disconnect"), "the failed write ended the connection");
+        assertEquals("send 1 failed", deliveries.seen.get(deliveries.seen.size() - 1));
+        assertEquals(Layout.IBV_WC_REM_ACCESS_ERR, write.result().status());
+        assertThrows(IllegalStateException.class, () -> connection.writeWithImmediate(local, 0, 0, peers, 0, 1),
+            "nothing is posted on a connection that is over");
+        wire.flushAll();
+        table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
+        assertTrue(wire.calls.contains("destroy"));
+    }
+
+    @Test
     void aFailedReceiveDisconnectsAndIsDeliveredAsAFailure() {
         InboundConnections table = connections("accept");
         FakeWire wire = new FakeWire("10.0.0.2");
@@ -611,6 +659,18 @@ class InboundConnectionsTest {
         }
 
         @Override
+        public org.rdmaconnector.connector.MemoryRegion register(java.nio.ByteBuffer buffer,
+                                                                 java.util.Set<RemoteAccess> remoteAccess) {
+            throw new UnsupportedOperationException("no memory on the host");
+        }
+
+        @Override
+        public WorkRequest post(RdmaOperation operation) {
+            calls.add("post " + operation.opcode());
+            return post(operation.kind());
+        }
+
+        @Override
         public void repostReceive() {
             calls.add("repost");
             post(WorkRequest.Kind.RECEIVE);
@@ -631,11 +691,26 @@ class InboundConnectionsTest {
 
         /** The CQ gives a completion of the oldest request of that kind. */
         void complete(WcOpcode opcode, int status, byte[] data) {
-            WorkRequest.Kind kind = opcode == WcOpcode.RECV ? WorkRequest.Kind.RECEIVE : WorkRequest.Kind.SEND;
-            long wrId = requests.values().stream().filter(r -> r.kind() == kind).mapToLong(WorkRequest::wrId).min()
-                .orElseThrow();
             bytes = data;
-            cq(new WorkCompletion(wrId, status, opcode, 0, data.length, 0, 1, 0, 0));
+            cq(new WorkCompletion(oldest(opcode), status, opcode, 0, data.length, 0, 1, 0, 0));
+        }
+
+        /** The peer's RDMA WRITE with immediate of {@code length} bytes takes the oldest receive. */
+        void writeWithImmediate(int length, int immediateData) {
+            bytes = null;
+            cq(new WorkCompletion(oldest(WcOpcode.RECV_RDMA_WITH_IMM), Layout.IBV_WC_SUCCESS,
+                WcOpcode.RECV_RDMA_WITH_IMM, 0, length, immediateData, 1, 0, WorkCompletion.WITH_IMM));
+        }
+
+        private long oldest(WcOpcode opcode) {
+            WorkRequest.Kind kind = switch (opcode) {
+                case RECV, RECV_RDMA_WITH_IMM -> WorkRequest.Kind.RECEIVE;
+                case RDMA_WRITE -> WorkRequest.Kind.RDMA_WRITE;
+                case RDMA_READ -> WorkRequest.Kind.RDMA_READ;
+                default -> WorkRequest.Kind.SEND;
+            };
+            return requests.values().stream().filter(r -> r.kind() == kind).mapToLong(WorkRequest::wrId).min()
+                .orElseThrow();
         }
 
         /** As DeviceQueueSet does: polled (on the loop), then delivered (in order). */

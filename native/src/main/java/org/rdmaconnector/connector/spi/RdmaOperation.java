@@ -1,0 +1,92 @@
+package org.rdmaconnector.connector.spi;
+
+import org.rdmaconnector.connector.MemoryRegion;
+import org.rdmaconnector.connector.RemoteAccess;
+import org.rdmaconnector.connector.RemoteRegion;
+import org.rdmaconnector.connector.WorkRequest;
+
+/**
+ * One RDMA WRITE, WRITE with immediate or READ as an application asked for it, checked before anything is posted:
+ * both ranges lie inside their regions, the local region is open, and the peer registered its region for the access
+ * the operation needs. What only the peer knows (whether the rkey is still valid) shows in the work completion.
+ *
+ * @param immediateData the immediate data of a WRITE_WITH_IMMEDIATE (host order), else 0
+ */
+record RdmaOperation(Opcode opcode, MemoryRegion local, int offset, int length, RemoteRegion remote,
+                     int remoteOffset, int immediateData) {
+    /** The one-sided operations, with the remote access each needs. */
+    enum Opcode {
+        WRITE("RDMA WRITE", RemoteAccess.WRITE, WorkRequest.Kind.RDMA_WRITE),
+        WRITE_WITH_IMMEDIATE("RDMA WRITE with immediate", RemoteAccess.WRITE, WorkRequest.Kind.RDMA_WRITE),
+        READ("RDMA READ", RemoteAccess.READ, WorkRequest.Kind.RDMA_READ);
+
+        final String text;
+        final RemoteAccess needs;
+        final WorkRequest.Kind kind;
+
+        Opcode(String text, RemoteAccess needs, WorkRequest.Kind kind) {
+            this.text = text;
+            this.needs = needs;
+            this.kind = kind;
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the argument and the reason: null, a range outside its region, a
+     *     peer's region without the access needed
+     * @throws IllegalStateException when the local region is closed
+     */
+    RdmaOperation {
+        if (opcode == null) {
+            throw new IllegalArgumentException("opcode must not be null");
+        }
+        if (local == null) {
+            throw new IllegalArgumentException("local must not be null: the registered region the " + opcode.text
+                + (opcode == Opcode.READ ? " reads into" : " writes from"));
+        }
+        if (remote == null) {
+            throw new IllegalArgumentException("remote must not be null: the peer's region (RemoteRegion) the "
+                + opcode.text + (opcode == Opcode.READ ? " reads" : " writes to"));
+        }
+        if (local.isClosed()) {
+            throw new IllegalStateException("the local memory region of " + opcode.text + " is closed");
+        }
+        checkRange("local", offset, length, local.length(), "the local memory region");
+        checkRange("remote", remoteOffset, length, remote.length(), "the peer's " + remote);
+        if (!remote.allows(opcode.needs)) {
+            throw new IllegalArgumentException(opcode.text + " to the peer's " + remote + " is refused: the peer "
+                + "registered it without RemoteAccess." + opcode.needs);
+        }
+    }
+
+    private static void checkRange(String name, int offset, int length, int regionLength, String region) {
+        if (offset < 0 || length < 0 || offset > regionLength - length) {
+            throw new IllegalArgumentException(name + " range [" + offset + ", " + offset + " + " + length
+                + ") is outside " + region + " of " + regionLength + " bytes");
+        }
+    }
+
+    static RdmaOperation write(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
+        return new RdmaOperation(Opcode.WRITE, local, offset, length, remote, remoteOffset, 0);
+    }
+
+    static RdmaOperation writeWithImmediate(MemoryRegion local, int offset, int length, RemoteRegion remote,
+                                            int remoteOffset, int immediateData) {
+        return new RdmaOperation(Opcode.WRITE_WITH_IMMEDIATE, local, offset, length, remote, remoteOffset,
+            immediateData);
+    }
+
+    static RdmaOperation read(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
+        return new RdmaOperation(Opcode.READ, local, offset, length, remote, remoteOffset, 0);
+    }
+
+    /** The kind of the work request it is posted as. */
+    WorkRequest.Kind kind() {
+        return opcode.kind;
+    }
+
+    /** The address of the first remote byte. */
+    long remoteAddress() {
+        return remote.address() + remoteOffset;
+    }
+}
