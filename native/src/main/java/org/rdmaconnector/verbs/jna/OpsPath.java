@@ -17,7 +17,11 @@ public enum OpsPath {
     /** The system property that chooses the path: {@code jna}, or {@code ffm} (the default where available). */
     public static final String PROPERTY = "org.rdmaconnector.inlineVerbs";
 
-    /** The ops of {@code table} on this path. @throws IllegalStateException for FFM where it is unavailable */
+    /**
+     * The ops of {@code table} on this path.
+     *
+     * @throws IllegalStateException for {@link #FFM} where this Java has no downcall handles
+     */
     public ContextOps bind(OpsTable table) {
         return this == FFM ? new FfmContextOps(table) : new JnaContextOps(table);
     }
