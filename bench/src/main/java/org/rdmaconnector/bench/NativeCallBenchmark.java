@@ -28,7 +28,7 @@ import org.rdmaconnector.verbs.jna.Mem;
  * is returned, not converted to a String), {@code fcntl(F_GETFL)} on an eventfd is the cheapest real syscall the
  * engine makes. {@link #functionInvokeIbvWcStatusStr} calls the same C function through {@link Function#invokeLong},
  * the path of the {@code static inline} verbs ({@code ibv_poll_cq}, {@code ibv_post_send}; see
- * {@code IbVerbs.ContextOps}), for comparison.
+ * {@code ContextOps} on Java 17; InlineVerbBenchmark compares the paths), for comparison.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

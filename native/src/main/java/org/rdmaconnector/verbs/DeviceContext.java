@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.rdmaconnector.connector.DeviceAttributes;
 import org.rdmaconnector.connector.PortAttributes;
 import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.verbs.jna.ContextOps;
 import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -29,14 +30,14 @@ public final class DeviceContext extends NativeResource {
     private final boolean owned;
     // librdmacm's list (malloc'd, NULL-terminated) holding this view's reference on the device; 0 when owned
     private final long reference;
-    private final IbVerbs.ContextOps ops;
+    private final ContextOps ops;
 
     private DeviceContext(long context, boolean owned, long reference) {
         this.context = context;
         this.device = Device.of(Mem.getLong(context + Layout.IBV_CONTEXT_DEVICE));
         this.owned = owned;
         this.reference = reference;
-        this.ops = new IbVerbs.ContextOps(context);
+        this.ops = ContextOps.of(context);
     }
 
     /**
@@ -344,7 +345,7 @@ public final class DeviceContext extends NativeResource {
         return context;
     }
 
-    IbVerbs.ContextOps ops() {
+    ContextOps ops() {
         return ops;
     }
 

@@ -39,6 +39,12 @@ final class GuestRun {
      */
     static GuestRun start(Path vmDir, Path share, String classPath, String tag, Map<String, String> environment,
                           boolean selfcheck) throws IOException, InterruptedException {
+        return start(vmDir, share, classPath, tag, environment, selfcheck, hostJavaHome());
+    }
+
+    /** As above, with the guest JVM from the JDK at {@code javaHome} (the host's root is the guest's). */
+    static GuestRun start(Path vmDir, Path share, String classPath, String tag, Map<String, String> environment,
+                          boolean selfcheck, Path javaHome) throws IOException, InterruptedException {
         deleteTree(share);
         Files.createDirectories(share);
         Path payload = share.resolve("payload.sh");
@@ -51,7 +57,7 @@ final class GuestRun {
             selfcheck ? "echo \"selfcheck exit $?\"" : "",
             environment.entrySet().stream().map(e -> "export " + e.getKey() + "=" + quote(e.getValue()))
                 .collect(Collectors.joining("\n")),
-            "exec " + guestJava(share, classPath, "512m") + " " + consoleLauncher(tag),
+            "exec " + guestJava(javaHome, share, classPath, "512m") + " " + consoleLauncher(tag),
             ""), StandardCharsets.UTF_8);
         Files.createDirectories(share.resolve("tmp"));
         ProcessBuilder builder = new ProcessBuilder(vmDir.resolve("rdma-vm").toString(), "run", "--quiet",
@@ -71,13 +77,27 @@ final class GuestRun {
     /**
      * The guest JVM's command line up to the main class: C1 only and the serial GC (FACTS: TCG and C2), direct memory
      * capped at 32 MB (the cap under which ChurnDeviceTest's connections must never be refused), temporary files in
-     * the share's tmp (the caller creates it).
+     * the share's tmp (the caller creates it); the host's JDK.
      */
     static String guestJava(Path share, String classPath, String heap) throws IOException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        return guestJava(hostJavaHome(), share, classPath, heap);
+    }
+
+    /**
+     * As above, from the JDK at {@code javaHome}; native access enabled (JNA's library, FFM's downcall handles), so
+     * Java 24 and later do not warn (Java 17 accepts the option too).
+     */
+    static String guestJava(Path javaHome, Path share, String classPath, String heap) throws IOException {
+        Path java = javaHome.resolve("bin").resolve("java");
         return quote(java.toString()) + " -Xmx" + heap + " -XX:MaxDirectMemorySize=32m -XX:TieredStopAtLevel=1"
-            + " -XX:+UseSerialGC -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
+            + " -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED"
+            + " -Djava.io.tmpdir=" + quote(share.resolve("tmp").toString())
             + " -cp " + quote(classPath);
+    }
+
+    /** The JDK this JVM runs on. */
+    static Path hostJavaHome() {
+        return Path.of(System.getProperty("java.home"));
     }
 
     /** The console launcher's arguments: every test tagged {@code tag}, reports into ./reports. */

@@ -1,6 +1,5 @@
 package org.rdmaconnector.verbs.jna;
 
-import com.sun.jna.Function;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 
@@ -9,7 +8,8 @@ import com.sun.jna.NativeLibrary;
  * Functions that return a pointer return 0 (NULL) on failure and set errno; those that return int return 0 on
  * success and -1 (errno set) or a positive errno, as their man pages say. {@code ibv_poll_cq},
  * {@code ibv_req_notify_cq}, {@code ibv_post_send} and {@code ibv_post_recv} are {@code static inline} in verbs.h:
- * they are called through the function pointers in {@code ibv_context->ops} ({@link ContextOps}).
+ * they are called through the function pointers in {@code ibv_context->ops} ({@link ContextOps}, on the
+ * {@link OpsPath} chosen for the JVM).
  */
 public final class IbVerbs {
     /** The soname of the library, as packaged by rdma-core. */
@@ -89,54 +89,4 @@ public final class IbVerbs {
     public static native long ibv_wc_status_str(int status);
 
     public static native long ibv_event_type_str(int eventType);
-
-    /**
-     * The {@code static inline} verbs, resolved once per {@code ibv_context} from its ops table (the provider's
-     * functions). Calls go through JNA's {@link Function}, the only way to call a C function pointer from JNA; pointer
-     * arguments are passed as {@code Long}, which the x86_64 ABI passes exactly like a pointer.
-     */
-    public static final class ContextOps {
-        private final Function pollCq;
-        private final Function reqNotifyCq;
-        private final Function postSend;
-        private final Function postRecv;
-
-        public ContextOps(long context) {
-            if (context == 0) {
-                throw new IllegalArgumentException("context is NULL");
-            }
-            pollCq = function(context, Layout.OPS_POLL_CQ, "poll_cq");
-            reqNotifyCq = function(context, Layout.OPS_REQ_NOTIFY_CQ, "req_notify_cq");
-            postSend = function(context, Layout.OPS_POST_SEND, "post_send");
-            postRecv = function(context, Layout.OPS_POST_RECV, "post_recv");
-        }
-
-        private static Function function(long context, int offset, String name) {
-            long address = Mem.getLong(context + offset);
-            if (address == 0) {
-                throw new IllegalStateException("the provider of this device has no ops." + name);
-            }
-            return Function.getFunction(Mem.pointer(address));
-        }
-
-        /** {@code int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)} */
-        public int ibv_poll_cq(long cq, int numEntries, long wc) {
-            return pollCq.invokeInt(new Object[] {cq, numEntries, wc});
-        }
-
-        /** {@code int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)} */
-        public int ibv_req_notify_cq(long cq, int solicitedOnly) {
-            return reqNotifyCq.invokeInt(new Object[] {cq, solicitedOnly});
-        }
-
-        /** {@code int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)} */
-        public int ibv_post_send(long qp, long wr, long badWr) {
-            return postSend.invokeInt(new Object[] {qp, wr, badWr});
-        }
-
-        /** {@code int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)} */
-        public int ibv_post_recv(long qp, long wr, long badWr) {
-            return postRecv.invokeInt(new Object[] {qp, wr, badWr});
-        }
-    }
 }

@@ -1,0 +1,71 @@
+package org.rdmaconnector.verbs.jna;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Drives a {@link ContextOps} without a device: its table holds libc functions whose arguments and results are
+ * classed like the verbs' (pointers and ints in general-purpose registers, an int back), each one different, so a
+ * mixed-up slot, a lost argument or a lost errno gives a wrong answer. Run in-process for JNA, and as the main class
+ * of a child JVM of Java 22 or later for FFM (argument: the {@link OpsPath} that JVM must choose).
+ */
+final class ContextOpsCheck {
+    private ContextOpsCheck() {
+    }
+
+    /** poll_cq: memchr(s, c, n); req_notify_cq: access(path, mode); post_send: memcmp; post_recv: strncmp. */
+    static OpsTable libcTable() {
+        return new OpsTable(libc("memchr"), libc("access"), libc("memcmp"), libc("strncmp"));
+    }
+
+    private static long libc(String name) {
+        return Pointer.nativeValue(NativeLibrary.getInstance("c").getFunction(name));
+    }
+
+    /** Calls each verb of {@code ops} over {@link #libcTable()} and throws an AssertionError at the first wrong answer. */
+    static void verify(ContextOps ops) {
+        try (Memory block = Mem.allocate(64)) {
+            long at = Mem.address(block);
+            // "ab\0x" and "ab\0y": memcmp sees them differ at byte 3, strncmp stops at the NUL
+            long a = at;
+            long b = at + 8;
+            Mem.write(a, new byte[] {'a', 'b', 0, 'x'}, 0, 4);
+            Mem.write(b, new byte[] {'a', 'b', 0, 'y'}, 0, 4);
+            check("poll_cq slot (memchr of 'x' in 4 bytes)", (int) (a + 3), ops.ibv_poll_cq(a, 'x', 4));
+            check("poll_cq slot (memchr of 'x' in 3 bytes)", 0, ops.ibv_poll_cq(a, 'x', 3));
+            check("post_send slot (memcmp of 4 bytes)", -1, Integer.signum(ops.ibv_post_send(a, b, 4)));
+            check("post_send slot (memcmp of 3 bytes)", 0, ops.ibv_post_send(a, b, 3));
+            check("post_recv slot (strncmp of 4 bytes)", 0, ops.ibv_post_recv(a, b, 4));
+            check("post_recv slot (strncmp of 4 bytes, swapped)", 0, ops.ibv_post_recv(b, a, 4));
+
+            long root = at + 16;
+            long missing = at + 24;
+            Mem.write(root, "/\0".getBytes(StandardCharsets.US_ASCII), 0, 2);
+            Mem.write(missing, "/no-such-dir\0".getBytes(StandardCharsets.US_ASCII), 0, 13);
+            int fOk = 0; // access(2): F_OK, existence only
+            check("req_notify_cq slot (access of /)", 0, ops.ibv_req_notify_cq(root, fOk));
+            Native.setLastError(0);
+            check("req_notify_cq slot (access of a missing path)", -1, ops.ibv_req_notify_cq(missing, fOk));
+            check("errno after a failed call (ENOENT)", Layout.ENOENT, Mem.errno());
+        }
+    }
+
+    private static void check(String what, int expected, int actual) {
+        if (expected != actual) {
+            throw new AssertionError(what + ": expected " + expected + " but was " + actual);
+        }
+    }
+
+    public static void main(String[] args) {
+        OpsPath expected = OpsPath.valueOf(args[0]);
+        if (OpsPath.chosen() != expected) {
+            throw new AssertionError("chose " + OpsPath.chosen() + ", not " + expected + ": " + OpsPath.choiceReason());
+        }
+        ContextOps ops = OpsPath.chosen().bind(libcTable());
+        verify(ops);
+        System.out.println("ContextOpsCheck passed: " + ops.path() + "; " + OpsPath.choiceReason());
+    }
+}
