@@ -39,10 +39,11 @@ cd "$share"
 # each JVM bounded: a client whose server died waits in ibv_get_cq_event for ever (RC has no keepalive)
 jvm() { timeout 120 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
 echo "== C ping-pong"
-ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 > c-server.txt 2>&1 &
-sleep 1
+timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 > c-server.txt 2>&1 &
+for i in \$(seq 100); do ss -ltn | grep -q ':18515 ' && break; sleep 0.1; done # the server's TCP exchange listens
 TIMEFORMAT='%U %S'
-{ time ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 10.0.0.1 > c-client.txt 2>&1 ; } 2> c-client-cpu.txt
+{ time timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 10.0.0.1 > c-client.txt 2>&1 ; } \
+    2> c-client-cpu.txt
 wait
 # the Java client and server, in the C tool's loop (no flag) or the engine's (-Drcpingpong.busyPollMicros=N)
 # A JVM under qemu's TCG dies now and then at freshly patched JIT code (see BENCHMARKS.md): a run without a result
