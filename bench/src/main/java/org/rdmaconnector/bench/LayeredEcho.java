@@ -19,7 +19,6 @@ import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.ListenerSettings;
-import org.rdmaconnector.verbs.CmEvent;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
@@ -334,12 +333,12 @@ public final class LayeredEcho {
         try (EventChannel events = EventChannel.create()) {
             CmId id = events.createId(PortSpace.TCP);
             id.resolveAddress(null, server, TIMEOUT);
-            expect(events, CmEventType.ADDR_RESOLVED);
+            RcPingPong.expect(events, CmEventType.ADDR_RESOLVED);
             id.resolveRoute(TIMEOUT);
-            expect(events, CmEventType.ROUTE_RESOLVED);
+            RcPingPong.expect(events, CmEventType.ROUTE_RESOLVED);
             try (RawSide side = new RawSide(id, size, window)) {
                 id.connect(ConnectionParameters.defaults());
-                expect(events, CmEventType.ESTABLISHED);
+                RcPingPong.expect(events, CmEventType.ESTABLISHED);
                 long[] sentAt = new long[count];
                 int sent = 0;
                 for (; sent < window && sent < count; sent++) {
@@ -373,7 +372,7 @@ public final class LayeredEcho {
                 }
                 timings.done();
                 id.disconnect();
-                expect(events, CmEventType.DISCONNECTED);
+                RcPingPong.expect(events, CmEventType.DISCONNECTED);
             }
         }
         return timings;
@@ -389,13 +388,13 @@ public final class LayeredEcho {
             if (!events.awaitEvent(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("no client within 120 s");
             }
-            CmId id = expect(events, CmEventType.CONNECT_REQUEST).id();
+            CmId id = RcPingPong.expect(events, CmEventType.CONNECT_REQUEST).id();
             try (RawSide side = new RawSide(id, size, window)) {
                 for (int slot = 0; slot < 2 * window; slot++) {
                     side.qp.postReceive(side.buffer, slot * size, size, slot);
                 }
                 id.accept(ConnectionParameters.defaults());
-                expect(events, CmEventType.ESTABLISHED);
+                RcPingPong.expect(events, CmEventType.ESTABLISHED);
                 for (int echoed = 0; echoed < count; ) {
                     int ne = side.next();
                     for (int i = 0; i < ne; i++) {
@@ -410,20 +409,9 @@ public final class LayeredEcho {
                         echoed++;
                     }
                 }
-                expect(events, CmEventType.DISCONNECTED);
+                RcPingPong.expect(events, CmEventType.DISCONNECTED);
                 id.disconnect();
             }
         }
-    }
-
-    private static CmEvent expect(EventChannel channel, CmEventType type) {
-        if (!channel.awaitEvent(TIMEOUT)) {
-            throw new IllegalStateException("no CM event within " + TIMEOUT + ", expected " + type);
-        }
-        CmEvent event = channel.getEvent();
-        if (event.type() != type) {
-            throw new IllegalStateException("expected " + type + ", got " + event + " status " + event.status());
-        }
-        return event;
     }
 }

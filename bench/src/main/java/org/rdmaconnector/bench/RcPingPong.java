@@ -108,7 +108,8 @@ public final class RcPingPong {
         return n;
     }
 
-    private static CmEvent expect(EventChannel channel, CmEventType type) {
+    /** The next CM event of {@code channel}, within 10 s, which must be of {@code type} (also for LayeredEcho). */
+    static CmEvent expect(EventChannel channel, CmEventType type) {
         if (!channel.awaitEvent(TIMEOUT)) {
             throw new IllegalStateException("no CM event within " + TIMEOUT + ", expected " + type);
         }

@@ -103,6 +103,13 @@ class BusyPollTest {
         }
     }
 
+    private static void awaitInOrder(List<Integer> seen, int count) throws InterruptedException {
+        await(count + " events delivered", () -> seen.size() == count);
+        for (int i = 0; i < count; i++) {
+            assertEquals(i, seen.get(i), "event " + i);
+        }
+    }
+
     /** Ping-pong: each delivered event makes the next one, from the delivery thread, until {@code count}. */
     private Registration pingPong(ArmedQueue queue, List<Integer> seen, int count) {
         Registration registration = engine.register(queue, event -> {
@@ -121,10 +128,7 @@ class BusyPollTest {
         ArmedQueue queue = new ArmedQueue();
         List<Integer> seen = new CopyOnWriteArrayList<>();
         Registration registration = pingPong(queue, seen, 500);
-        await("500 events delivered", () -> seen.size() == 500);
-        for (int i = 0; i < 500; i++) {
-            assertEquals(i, seen.get(i), "event " + i);
-        }
+        awaitInOrder(seen, 500);
         await("the source armed before the engine waits", queue::isArmed);
         assertEquals(0, registration.busyPolls(), "no busy poll with a budget of 0");
         assertTrue(queue.armings > 0, "armed before each wait");
@@ -136,10 +140,7 @@ class BusyPollTest {
         ArmedQueue queue = new ArmedQueue();
         List<Integer> seen = new CopyOnWriteArrayList<>();
         Registration registration = pingPong(queue, seen, 500);
-        await("500 events delivered", () -> seen.size() == 500);
-        for (int i = 0; i < 500; i++) {
-            assertEquals(i, seen.get(i), "event " + i);
-        }
+        awaitInOrder(seen, 500);
         // each next event comes within microseconds of the last, far within the budget: the engine keeps polling
         // instead of arming, so the events need no notification (a stall of the budget's 100 ms lets one through)
         assertTrue(queue.notifications < 50, queue.notifications + " notifications for 500 events");
