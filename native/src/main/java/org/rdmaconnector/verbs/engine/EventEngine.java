@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs.engine;
 import com.sun.jna.Memory;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,14 +37,14 @@ public final class EventEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(EventEngine.class.getName());
     /** The default bound on events in flight per registration. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+    /** {@link #DEFAULT_BUSY_POLL} in microseconds, for settings in that unit. */
+    public static final int DEFAULT_BUSY_POLL_MICROS = 50;
     /**
      * The default busy-poll budget: 50 us, the value the Linux documentation recommends for socket busy polling
      * ({@code net.core.busy_poll}). Long enough for the next completion of a busy RC connection on hardware (a round
      * trip takes a few microseconds), short enough that an idle connection costs nothing and a quiet one little.
      */
-    public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(EventEngine.DEFAULT_BUSY_POLL_MICROS * 1000);
-    /** {@link #DEFAULT_BUSY_POLL} in microseconds, for settings in that unit. */
-    public static final int DEFAULT_BUSY_POLL_MICROS = 50;
+    public static final Duration DEFAULT_BUSY_POLL = Duration.of(DEFAULT_BUSY_POLL_MICROS, ChronoUnit.MICROS);
     /** The largest busy-poll budget: 100 ms. */
     public static final Duration MAX_BUSY_POLL = Duration.ofMillis(100);
     private static final int MAX_EPOLL_EVENTS = 64;
@@ -688,13 +689,11 @@ public final class EventEngine implements AutoCloseable {
 
         // handled on the loop as read (registerOnLoop): no delivery queue, no executor
         final boolean onLoop;
-        // busy polling (loop thread only): whether the source allows it, when it last gave an event, and the counters
-        // the engine's MBean shows: polls that found nothing yet kept the source unarmed, and events found by the
-        // poll after arming (each would have cost a wake-up)
+        // busy polling (loop thread only): whether the source allows it, when it last gave an event, and the polls
+        // that found nothing yet kept the source unarmed (the engine's MBean shows them)
         final boolean pollable;
         long lastEventAt;
         volatile long busyPolls;
-        volatile long armedThenFound;
 
         Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight, boolean onLoop) {
             this.onLoop = onLoop;
@@ -748,9 +747,8 @@ public final class EventEngine implements AutoCloseable {
                         return;
                     }
                     try {
-                        if (source.armBeforeWait() && (event = source.next()) != null) {
-                            armedThenFound++;
-                        } else {
+                        // an event that came before the arming is read now: epoll would not report it
+                        if (!source.armBeforeWait() || (event = source.next()) == null) {
                             control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
                             return;
                         }
@@ -959,11 +957,6 @@ public final class EventEngine implements AutoCloseable {
         @Override
         public long busyPolls() {
             return busyPolls;
-        }
-
-        @Override
-        public long eventsFoundAfterArming() {
-            return armedThenFound;
         }
 
         @Override

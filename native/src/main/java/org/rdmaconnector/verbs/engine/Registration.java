@@ -52,9 +52,6 @@ public interface Registration extends AutoCloseable {
      */
     long busyPolls();
 
-    /** Events found by the look after arming, before the engine waited: each would have cost a wake-up. */
-    long eventsFoundAfterArming();
-
     /** The error that made the engine drop this source (its fd failed), or null. */
     Throwable failure();
 

@@ -167,9 +167,6 @@ public final class Sources {
 
         @Override
         public boolean armBeforeWait() {
-            if (unarmed.isEmpty()) {
-                return false;
-            }
             for (var it = unarmed.iterator(); it.hasNext(); ) {
                 CompletionQueue queue = it.next();
                 try {
