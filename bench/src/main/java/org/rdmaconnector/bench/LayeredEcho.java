@@ -270,8 +270,7 @@ public final class LayeredEcho {
         final MemoryRegion buffer;
         final WorkCompletions wcs = new WorkCompletions(16);
         final int size;
-        private boolean armed = true;
-        private long lastFound;
+        private final HybridPoll poll;
 
         RawSide(CmId id, int size, int window) {
             this.id = id;
@@ -288,33 +287,18 @@ public final class LayeredEcho {
             int pages = (length + 4095) / 4096; // alignedSlice rounds its capacity down to whole pages
             buffer = pd.register(ByteBuffer.allocateDirect((pages + 1) * 4096).alignedSlice(4096).limit(length));
             cq.requestNotify(false);
+            poll = new HybridPoll(channel, cq, BUSY_POLL_NANOS);
         }
 
         /** The next batch of completions (at least one), polled with the engine's hybrid strategy. */
         int next() {
-            while (true) {
-                int ne = cq.poll(wcs);
-                if (ne > 0) {
-                    lastFound = System.nanoTime();
-                    for (int i = 0; i < ne; i++) {
-                        if (wcs.status(i) != 0) {
-                            throw new IllegalStateException("work completion failed: " + wcs.get(i).statusText());
-                        }
-                    }
-                    return ne;
-                }
-                if (!armed) {
-                    if (System.nanoTime() - lastFound < BUSY_POLL_NANOS) {
-                        Thread.onSpinWait();
-                        continue;
-                    }
-                    cq.requestNotify(false);
-                    armed = true;
-                } else {
-                    channel.getCqEvent();
-                    armed = false;
+            int ne = poll.next(wcs);
+            for (int i = 0; i < ne; i++) {
+                if (wcs.status(i) != 0) {
+                    throw new IllegalStateException("work completion failed: " + wcs.get(i).statusText());
                 }
             }
+            return ne;
         }
 
         @Override
