@@ -38,6 +38,7 @@ import org.rdmaconnector.verbs.jna.Layout;
  * status named, nothing hangs, and new connections work once the link heals.
  */
 @Tag("wire")
+@Order(0) // in the two-host boot, before SoakDeviceTest and PeerDeathDeviceTest (which ends the peer)
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WireDeviceTest {
