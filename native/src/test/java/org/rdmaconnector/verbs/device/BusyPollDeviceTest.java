@@ -55,6 +55,9 @@ class BusyPollDeviceTest {
                     assertNotNull(sent.await(Loopback.TIMEOUT), "send " + i + " with a budget of " + budget);
                     assertArrayEquals(request, answer.data(), "answer " + i);
                 }
+                // the loop thread completes a request as it polls it and counts it just after: wait for the count
+                TestProbes.await("every completion counted", Loopback.TIMEOUT,
+                    () -> set.info().completionsRead() - before.completionsRead() >= 2L * EXCHANGES);
                 ChannelSetInfo after = set.info();
                 long busyPolls = runtime.engine().registrations().stream().mapToLong(Registration::busyPolls).sum();
                 assertEquals(budget.isZero(), busyPolls == 0, busyPolls + " busy polls with a budget of " + budget);
