@@ -5,10 +5,13 @@
 #  - the layered echo (LayeredEcho): 64 B and 4 KiB messages, one at a time and 16 outstanding, through raw verbs
 #    (a) and through the connector's client and hub listener (b): messages/s, p50/p99, CPU, server bytes/message;
 #  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps.
+#  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
+#    beside ConnectorPerftest.
 # Prints messages/s, connections/s, the Java/C ratios (the VM slows both alike; the ratio is what counts), CPU time
 # per exchange (C: the client process in all; Java: the client JVM over the timed part) and CQ events per exchange.
 # Usage: bench/vm-bench.sh [SIZE [ITERS [CONNECTIONS]]]   (defaults 4096 5000 200)
-# Environment: WARMUP_ITERS, WARMUP_CONNECTIONS (untimed Java rounds for the JIT), JVM_FLAGS, PROFILE=1 (the Java
+# Environment: WARMUP_ITERS, WARMUP_CONNECTIONS (untimed Java rounds for the JIT), JVM_FLAGS, BENCH_JAVA_HOME (the
+# JDK of the Java side; default the java on the PATH), PROFILE=1 (the Java
 # ping-pong prints the time per verbs call), VM_BUSY_POLL_MICROS (the VM-scaled budget, default 2000: a round trip
 # in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_COUNT and LAYERED_WARMUP (messages
 # per layered run, default 3000 of which 2000 untimed).
@@ -31,7 +34,9 @@ share=$root/bench/target/vm-bench
 rm -rf "$share"
 mkdir -p "$share"
 gcc -O2 -Wall -o "$share/cm_connect_loop" bench/src/main/c/cm_connect_loop.c -lrdmacm -libverbs
-java=$(readlink -f "$(command -v java)")
+# the JVM of the Java side: $BENCH_JAVA_HOME (e.g. a JDK 22+ for the FFM inline verbs), or the java on the PATH
+java=${BENCH_JAVA_HOME:+$BENCH_JAVA_HOME/bin/java}
+java=$(readlink -f "${java:-$(command -v java)}")
 cat >"$share/payload.sh" <<PAYLOAD
 #!/bin/bash
 set -u
@@ -166,3 +171,5 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n
     printf "  Java CmConnectLoop       %10.1f connections/s\n", jcm
     printf "  Java/C                   %10.2f\n", jcm / ccm
 }'
+# one-sided operations and 64 outstanding sends against perftest, in a boot of their own (bench/vm-perftest.sh)
+SKIP_BUILD=1 "$root/bench/vm-perftest.sh" "$size" "$iters" 64

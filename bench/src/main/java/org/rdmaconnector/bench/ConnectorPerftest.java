@@ -1,0 +1,281 @@
+package org.rdmaconnector.bench;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.CmEventType;
+import org.rdmaconnector.connector.ConnectionEvent;
+import org.rdmaconnector.connector.InboundConnection;
+import org.rdmaconnector.connector.MemoryRegion;
+import org.rdmaconnector.connector.MessageCompletion;
+import org.rdmaconnector.connector.RdmaEndpoint;
+import org.rdmaconnector.connector.RemoteAccess;
+import org.rdmaconnector.connector.RemoteRegion;
+import org.rdmaconnector.connector.WorkCompletion;
+import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.connector.spi.Activation;
+import org.rdmaconnector.connector.spi.ChannelSet;
+import org.rdmaconnector.connector.spi.ChannelSettings;
+import org.rdmaconnector.connector.spi.ConnectorRuntime;
+import org.rdmaconnector.connector.spi.EndpointSink;
+import org.rdmaconnector.connector.spi.ListenerSettings;
+
+/**
+ * The connector's counterparts of perftest's {@code ib_read_lat}, {@code ib_write_lat}, {@code ib_write_bw} and
+ * {@code ib_send_bw} (issue 14: one-sided operations, and goal 4), through the connector's API: a client channel set
+ * ({@link ChannelSet}, what a pool lends) against a listener through the hub, each operation one signaled
+ * {@link WorkRequest}. The client first sends a hello (the test, its window and its own {@link RemoteRegion}); the
+ * listener registers a region with remote read and write access and answers with its {@link RemoteRegion}.
+ * <ul>
+ * <li>{@code read_lat}: one RDMA READ of {@code SIZE} bytes at a time; the full round trip (as ib_read_lat reports
+ *     it);</li>
+ * <li>{@code write_lat}: ib_write_lat's ping-pong: the client WRITEs {@code SIZE} bytes ending in a sequence number
+ *     into the listener's region, a thread on the listener's side spins on that number and WRITEs the bytes back into
+ *     the client's region, where the client spins on it; half the round trip (as ib_write_lat reports it);</li>
+ * <li>{@code write_bw}: RDMA WRITEs with {@code WINDOW} outstanding;</li>
+ * <li>{@code send_bw}: sends from a registered region with {@code WINDOW} outstanding into the listener's receives,
+ *     which its endpoint only counts.</li>
+ * </ul>
+ * The client prints one {@code result} line: messages/s and MB/s (10^6 bytes) for the bandwidth tests, the typical
+ * (median) and average latency in us for the latency tests. The first {@code WARMUP} operations are untimed.
+ * Usage: {@code ConnectorPerftest server PORT SIZE} and
+ * {@code ConnectorPerftest client ADDRESS PORT read_lat|write_lat|write_bw|send_bw SIZE ITERS WARMUP WINDOW}.
+ */
+public final class ConnectorPerftest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Set<RemoteAccess> READ_WRITE = EnumSet.of(RemoteAccess.READ, RemoteAccess.WRITE);
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
+        ByteOrder.nativeOrder());
+    private static final int HELLO = 1 + 4 + RemoteRegion.ENCODED_LENGTH;
+    private static final String[] TESTS = {"read_lat", "write_lat", "write_bw", "send_bw"};
+
+    private ConnectorPerftest() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 3 && args[0].equals("server")) {
+            server(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            return;
+        }
+        int test = args.length == 8 && args[0].equals("client") ? Arrays.asList(TESTS).indexOf(args[3]) : -1;
+        int size = test < 0 ? 0 : Integer.parseInt(args[4]);
+        if (test < 0 || size < 8 || size % 8 != 0) {
+            System.err.println("usage: ConnectorPerftest server PORT SIZE | client ADDRESS PORT "
+                + String.join("|", TESTS) + " SIZE ITERS WARMUP WINDOW (SIZE a multiple of 8)");
+            System.exit(2);
+        }
+        client(new InetSocketAddress(args[1], Integer.parseInt(args[2])), test, size, Integer.parseInt(args[5]),
+            Integer.parseInt(args[6]), Integer.parseInt(args[7]));
+    }
+
+    /** The sequence number at the end of the {@code size} bytes at {@code offset}, read as the device left it. */
+    private static long sequenceAt(ByteBuffer buffer, int offset, int size) {
+        return (long) LONGS.getVolatile(buffer, offset + size - 8);
+    }
+
+    // ---- the client ----
+
+    private static void client(InetSocketAddress server, int test, int size, int iters, int warmup, int window)
+        throws InterruptedException {
+        int depth = Math.max(window, 1);
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("perftest-client", 1);
+             ChannelSet set = ChannelSet.open(new ChannelSettings(System.getProperty("perftest.device", "rxe0"), 1,
+                 4 * depth + 8, 0, depth + 2, 4, 0, 1 << 24), runtime.devices(), runtime.engine())) {
+            // the source of every operation at [0, size), the listener's write_lat answers at [size, 2 size), and
+            // WINDOW slots for the bandwidth tests after that
+            ByteBuffer bytes = ByteBuffer.allocateDirect((2 + depth) * size);
+            MemoryRegion local = set.register(bytes, READ_WRITE);
+            RdmaEndpoint endpoint = set.connect(server, TIMEOUT);
+            WorkRequest answer = endpoint.receive();
+            ByteBuffer hello = ByteBuffer.allocate(HELLO).put((byte) test).putInt(depth);
+            local.remoteRegion().writeTo(hello);
+            await(endpoint.send(hello.array()), "hello");
+            await(answer, "the listener's region");
+            RemoteRegion remote = RemoteRegion.fromBytes(answer.data());
+            long[] samples = new long[iters];
+            long start = 0;
+            switch (TESTS[test]) {
+                case "read_lat" -> {
+                    for (int i = -warmup; i < iters; i++) {
+                        if (i == 0) {
+                            start = System.nanoTime();
+                        }
+                        long t0 = System.nanoTime();
+                        await(endpoint.read(local, 0, size, remote, 0), "read " + i);
+                        if (i >= 0) {
+                            samples[i] = System.nanoTime() - t0;
+                        }
+                    }
+                }
+                case "write_lat" -> {
+                    WorkRequest previous = null;
+                    for (int i = -warmup; i < iters; i++) {
+                        long sequence = i + warmup + 1L;
+                        LONGS.setVolatile(bytes, size - 8, sequence);
+                        if (i == 0) {
+                            start = System.nanoTime();
+                        }
+                        long t0 = System.nanoTime();
+                        if (previous != null) { // its echo came back, so it is done or about to be
+                            await(previous, "write " + (i - 1));
+                        }
+                        previous = endpoint.write(local, 0, size, remote, 0);
+                        long deadline = t0 + TIMEOUT.toNanos();
+                        while (sequenceAt(bytes, size, size) != sequence) {
+                            if (System.nanoTime() > deadline) {
+                                throw new IllegalStateException("no echo of write " + i + " within " + TIMEOUT);
+                            }
+                            Thread.onSpinWait();
+                        }
+                        if (i >= 0) {
+                            samples[i] = (System.nanoTime() - t0) / 2; // half the round trip, as ib_write_lat
+                        }
+                    }
+                }
+                default -> start = stream(endpoint, local, remote, TESTS[test].equals("send_bw"), size, iters,
+                    warmup, depth);
+            }
+            long elapsed = System.nanoTime() - start;
+            if (TESTS[test].endsWith("_bw")) {
+                double rate = iters / (elapsed / 1e9);
+                System.out.printf("result test=%s size=%d window=%d iters=%d msgs/s=%.1f MB/s=%.2f%n", TESTS[test],
+                    size, depth, iters, rate, rate * size / 1e6);
+            } else {
+                Arrays.sort(samples);
+                double average = Arrays.stream(samples).average().orElse(0);
+                System.out.printf("result test=%s size=%d iters=%d typical=%.2f average=%.2f%n", TESTS[test], size,
+                    iters, samples[iters / 2] / 1e3, average / 1e3);
+            }
+            endpoint.close();
+        }
+    }
+
+    /** WRITEs or sends with {@code window} outstanding; returns when the timed ones started. */
+    private static long stream(RdmaEndpoint endpoint, MemoryRegion local, RemoteRegion remote, boolean send,
+                               int size, int iters, int warmup, int window) throws InterruptedException {
+        ArrayDeque<WorkRequest> outstanding = new ArrayDeque<>();
+        long start = System.nanoTime();
+        for (int i = -warmup; i < iters; i++) {
+            if (i == 0) {
+                for (WorkRequest r : outstanding) { // the timed part starts with an empty window
+                    await(r, "warm-up request");
+                }
+                outstanding.clear();
+                start = System.nanoTime();
+            }
+            if (outstanding.size() == window) {
+                await(outstanding.poll(), "request " + i);
+            }
+            int slot = 2 + Math.floorMod(i, window);
+            outstanding.add(send ? endpoint.send(local, slot * size, size)
+                : endpoint.write(local, slot * size, size, remote, 0));
+        }
+        for (WorkRequest r : outstanding) {
+            await(r, "the last requests");
+        }
+        return start;
+    }
+
+    private static void await(WorkRequest request, String what) throws InterruptedException {
+        WorkCompletion done = request.await(TIMEOUT);
+        if (done == null || !done.isSuccess()) {
+            throw new IllegalStateException(what + ": " + (done == null ? "not completed within " + TIMEOUT
+                : done.statusText()));
+        }
+    }
+
+    // ---- the listener ----
+
+    private static void server(int port, int size) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicLong received = new AtomicLong();
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("perftest-server", 2)) {
+            // receives enough for send_bw's window of 64 and more while the endpoint's deliveries run
+            Activation activation = runtime.hub().activate(ListenerSettings.builder().address("0.0.0.0").port(port)
+                .maxConnections(1).maxConnectionsPerPeer(1).receiveBufferCount(256).receiveBufferSize(Math.max(size, HELLO))
+                .maxConcurrentDeliveries(8).build(), new EndpointSink() {
+                    @Override
+                    public String name() {
+                        return "perftest";
+                    }
+
+                    @Override
+                    public boolean receivesCmEvents() {
+                        return true;
+                    }
+
+                    @Override
+                    public boolean receivesCompletions() {
+                        return true;
+                    }
+
+                    @Override
+                    public void deliver(ConnectionEvent event) {
+                        if (event.type() == CmEventType.DISCONNECTED) {
+                            done.countDown();
+                        }
+                    }
+
+                    @Override
+                    public void deliver(MessageCompletion completion) {
+                        if (completion.isReceive() && completion.isSuccess()
+                            && received.getAndIncrement() == 0) {
+                            hello(completion.connection(), ByteBuffer.wrap(completion.data()), size, done);
+                        }
+                    }
+                });
+            System.out.println("listening on port " + port);
+            done.await();
+            System.out.println("server: " + received.get() + " messages received");
+            activation.close();
+        }
+    }
+
+    /** Registers the listener's region, answers with it, and for write_lat starts the echoing thread. */
+    private static void hello(InboundConnection connection, ByteBuffer hello, int size, CountDownLatch done) {
+        String test = TESTS[hello.get()];
+        int window = hello.getInt();
+        RemoteRegion client = RemoteRegion.readFrom(hello);
+        ByteBuffer bytes = ByteBuffer.allocateDirect((1 + window) * size);
+        MemoryRegion region = connection.register(bytes, READ_WRITE);
+        connection.send(region.remoteRegion().toBytes());
+        if (test.equals("write_lat")) {
+            Thread echo = new Thread(() -> echoWrites(connection, region, bytes, client, size, done), "write-lat-echo");
+            echo.setDaemon(true);
+            echo.start();
+        }
+    }
+
+    /** write_lat's other side: each sequence number the client wrote goes back into its region's answer slot. */
+    private static void echoWrites(InboundConnection connection, MemoryRegion region, ByteBuffer bytes,
+                                   RemoteRegion client, int size, CountDownLatch done) {
+        long expected = 1;
+        WorkRequest previous = null;
+        try {
+            while (done.getCount() > 0) {
+                if (sequenceAt(bytes, 0, size) != expected) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (previous != null) {
+                    await(previous, "echo " + (expected - 1));
+                }
+                previous = connection.write(region, 0, size, client, size);
+                expected++;
+            }
+        } catch (RuntimeException | InterruptedException e) {
+            if (connection.isConnected()) {
+                System.err.println("write_lat echo failed: " + e);
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# One-sided operations and windowed sends, Java against C on the same Soft-RoCE device in one boot of the soft-RDMA
+# VM (it/vm/rdma-vm): perftest's ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw beside ConnectorPerftest
+# (rdma-native's connector API: a client channel set against a hub listener), the same sizes, counts and window.
+# Each pair runs three times; prints every figure and the Java/C ratio of the medians (for latency: C's over Java's,
+# so that 1.0 or more is as good as C either way).
+# Usage: bench/vm-perftest.sh [SIZE [ITERS [WINDOW]]]   (defaults 4096 3000 64)
+# Environment: WARMUP_ITERS (untimed Java operations first, default 2000), JVM_FLAGS, REPEATS (default 3),
+# BENCH_JAVA_HOME (the JDK of the Java side; default the java on the PATH).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+size=${1:-4096}
+iters=${2:-3000}
+window=${3:-64}
+warmup=${WARMUP_ITERS:-2000}
+repeats=${REPEATS:-3}
+jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
+
+cd "$root"
+if [[ -z ${SKIP_BUILD:-} ]]; then
+    mvn -q -B -pl bench -am package -DskipTests
+fi
+share=$root/bench/target/vm-perftest
+rm -rf "$share"
+mkdir -p "$share"
+# the JVM of the Java side: $BENCH_JAVA_HOME (e.g. a JDK 22+ for the FFM inline verbs), or the java on the PATH
+java=${BENCH_JAVA_HOME:+$BENCH_JAVA_HOME/bin/java}
+java=$(readlink -f "${java:-$(command -v java)}")
+cat >"$share/payload.sh" <<PAYLOAD
+#!/bin/bash
+set -u
+cd "$share"
+# each process bounded: an RC client whose server died waits for ever
+jvm() { timeout 120 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
+port=19000
+# perftest: server, then the client once the server's TCP exchange listens
+c_run() {
+    local name=\$1 tool=\$2; shift 2
+    port=\$((port + 1))
+    timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" > c-\$name-server.txt 2>&1 &
+    for i in \$(seq 300); do ss -ltn | grep -q ":\$port " && break; sleep 0.1; done
+    timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" 10.0.0.1 > c-\$name-client.txt 2>&1
+    wait
+}
+# ConnectorPerftest: the listener, then the client once the listener said so; a JVM under qemu's TCG dies now and
+# then at freshly patched JIT code (BENCHMARKS.md): a run without a result is tried once more, and said so
+java_run() {
+    local name=\$1 test=\$2 try
+    for try in 1 2; do
+        port=\$((port + 1))
+        jvm org.rdmaconnector.bench.ConnectorPerftest server \$port $size > java-\$name-server.txt 2>&1 &
+        for i in \$(seq 600); do grep -q '^listening' java-\$name-server.txt && break; sleep 0.1; done
+        jvm org.rdmaconnector.bench.ConnectorPerftest client 10.0.0.1 \$port \$test $size $iters $warmup $window \
+            > java-\$name-client.txt 2>&1
+        wait
+        grep -q '^result' java-\$name-client.txt && return
+        echo "   \$name: no result (try \$try): \$(grep -m1 -E 'SIG|Exception' java-\$name-client.txt java-\$name-server.txt)"
+    done
+}
+for r in \$(seq $repeats); do
+    echo "== round \$r"
+    c_run read_lat-\$r ib_read_lat -s $size -n $iters
+    java_run read_lat-\$r read_lat
+    c_run write_lat-\$r ib_write_lat -s $size -n $iters
+    java_run write_lat-\$r write_lat
+    c_run write_bw-\$r ib_write_bw -s $size -n $iters -t $window
+    java_run write_bw-\$r write_bw
+    c_run send_bw-\$r ib_send_bw -s $size -n $iters -t $window
+    java_run send_bw-\$r send_bw
+done
+PAYLOAD
+it/vm/rdma-vm run --quiet --share "$share" --timeout 1500 -- /bin/bash "$share/payload.sh"
+
+# perftest's result line starts with the size; latency: t_typical is the 5th field, t_avg the 6th; bandwidth:
+# MsgRate[Mpps] is the 5th
+c_field() { awk -v s="$size" -v f="$2" '$1 == s && NF >= f { v = $f } END { print v }' "$1"; }
+java_field() { sed -n "s|^result.* $2=\([0-9.]*\).*|\1|p" "$1" | tail -1; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+printf 'one-sided and windowed sends, %d bytes, %d iterations, window %d, %d rounds (one boot):\n' \
+    "$size" "$iters" "$window" "$repeats"
+printf '  %-10s %-26s %-26s %8s\n' test "C (perftest), each round" "Java (connector), each round" "Java/C"
+failed=0
+for test in read_lat write_lat write_bw send_bw; do
+    cs="" js=""
+    for r in $(seq "$repeats"); do
+        if [[ $test == *_lat ]]; then
+            c=$(c_field "$share/c-$test-$r-client.txt" 5); j=$(java_field "$share/java-$test-$r-client.txt" typical)
+        else
+            c=$(c_field "$share/c-$test-$r-client.txt" 5)
+            j=$(java_field "$share/java-$test-$r-client.txt" 'msgs/s')
+            [[ -n $c ]] && c=$(awk -v m="$c" 'BEGIN { printf "%.1f", m * 1e6 }')
+        fi
+        [[ -z $c || -z $j ]] && { echo "round $r of $test printed no result; see $share" >&2; failed=1; }
+        cs="$cs ${c:-}" js="$js ${j:-}"
+    done
+    cm=$(echo "$cs" | median) jm=$(echo "$js" | median)
+    unit=$([[ $test == *_lat ]] && echo "us" || echo "msgs/s")
+    ratio=$(awk -v t="$test" -v c="$cm" -v j="$jm" 'BEGIN { if (c == "" || j == "" || c == 0 || j == 0) print "-";
+        else if (t ~ /_lat$/) printf "%.2f", c / j; else printf "%.2f", j / c }')
+    printf '  %-10s %-26s %-26s %8s  (%s)\n' "$test" "$cs" "$js" "$ratio" "$unit"
+done
+exit $failed
