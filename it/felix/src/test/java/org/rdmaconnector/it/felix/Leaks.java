@@ -51,14 +51,20 @@ final class Leaks {
     private static final List<String> CLASS_PATH =
         List.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator));
 
+    /** What the listing's own fd points at: left out, since its number differs whenever a lower one was taken. */
+    private static final String LISTING = "/proc/" + ProcessHandle.current().pid() + "/fd";
+
     private static Map<String, String> openFds() {
         Map<String, String> fds = new TreeMap<>();
         try (Stream<Path> entries = Files.list(Path.of("/proc/self/fd"))) {
             for (Path fd : entries.toList()) {
                 try {
-                    fds.put(fd.getFileName().toString(), Files.readSymbolicLink(fd).toString());
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (!target.equals(LISTING)) {
+                        fds.put(fd.getFileName().toString(), target);
+                    }
                 } catch (IOException closedMeanwhile) {
-                    // the listing's own fd, or one closed while listing
+                    // one closed while listing
                 }
             }
         } catch (IOException e) {
