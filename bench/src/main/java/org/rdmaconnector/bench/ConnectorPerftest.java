@@ -13,10 +13,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdmaconnector.connector.CmEventType;
-import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MemoryRegion;
-import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.RemoteRegion;
@@ -26,7 +24,6 @@ import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ConnectorRuntime;
-import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 
 /**
@@ -202,37 +199,15 @@ public final class ConnectorPerftest {
             // receives enough for send_bw's window of 64 and more while the endpoint's deliveries run
             Activation activation = runtime.hub().activate(ListenerSettings.builder().address("0.0.0.0").port(port)
                 .maxConnections(1).maxConnectionsPerPeer(1).receiveBufferCount(256).receiveBufferSize(Math.max(size, HELLO))
-                .maxConcurrentDeliveries(8).build(), new EndpointSink() {
-                    @Override
-                    public String name() {
-                        return "perftest";
+                .maxConcurrentDeliveries(8).build(), new PlainSink("perftest", event -> {
+                    if (event.type() == CmEventType.DISCONNECTED) {
+                        done.countDown();
                     }
-
-                    @Override
-                    public boolean receivesCmEvents() {
-                        return true;
+                }, completion -> {
+                    if (completion.isReceive() && completion.isSuccess() && received.getAndIncrement() == 0) {
+                        hello(completion.connection(), ByteBuffer.wrap(completion.data()), size, done);
                     }
-
-                    @Override
-                    public boolean receivesCompletions() {
-                        return true;
-                    }
-
-                    @Override
-                    public void deliver(ConnectionEvent event) {
-                        if (event.type() == CmEventType.DISCONNECTED) {
-                            done.countDown();
-                        }
-                    }
-
-                    @Override
-                    public void deliver(MessageCompletion completion) {
-                        if (completion.isReceive() && completion.isSuccess()
-                            && received.getAndIncrement() == 0) {
-                            hello(completion.connection(), ByteBuffer.wrap(completion.data()), size, done);
-                        }
-                    }
-                });
+                }));
             System.out.println("listening on port " + port);
             done.await();
             System.out.println("server: " + received.get() + " messages received");

@@ -9,15 +9,12 @@ import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdmaconnector.connector.CmEventType;
-import org.rdmaconnector.connector.ConnectionEvent;
-import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ConnectorRuntime;
-import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionChannel;
@@ -40,7 +37,7 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * <li>{@code raw}: rdma-native's verbs, one thread per side polling the CQ with the engine's hybrid strategy (busy
  *     poll for {@code -Dlayered.busyPollMicros}, default the engine's 50 us, then arm and wait);
  * <li>{@code connector}: the connector's API, a client channel set ({@link ChannelSet}, what a pool lends) and an
- *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java {@link EndpointSink}; both engines
+ *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java listener ({@link PlainSink}); both engines
  *     busy-poll for the same budget.
  * </ul>
  * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
@@ -221,37 +218,16 @@ public final class LayeredEcho {
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("layered-server", 2)) {
             busyPolling(runtime);
             Activation activation = runtime.hub().activate(ListenerSettings.of("0.0.0.0", port, null, null, null,
-                Math.max(16, 2 * window), Math.max(size, 64), 8), new EndpointSink() {
-                    @Override
-                    public String name() {
-                        return "echo";
+                Math.max(16, 2 * window), Math.max(size, 64), 8), new PlainSink("echo", event -> {
+                    if (event.type() == CmEventType.DISCONNECTED) {
+                        served.done.countDown();
                     }
-
-                    @Override
-                    public boolean receivesCmEvents() {
-                        return true;
+                }, completion -> {
+                    if (completion.isReceive() && completion.isSuccess()) {
+                        completion.connection().send(completion.data());
+                        served.echoed();
                     }
-
-                    @Override
-                    public boolean receivesCompletions() {
-                        return true;
-                    }
-
-                    @Override
-                    public void deliver(ConnectionEvent event) {
-                        if (event.type() == CmEventType.DISCONNECTED) {
-                            served.done.countDown();
-                        }
-                    }
-
-                    @Override
-                    public void deliver(MessageCompletion completion) {
-                        if (completion.isReceive() && completion.isSuccess()) {
-                            completion.connection().send(completion.data());
-                            served.echoed();
-                        }
-                    }
-                });
+                }));
             System.out.println("listening on port " + port);
             served.done.await();
             activation.close();
