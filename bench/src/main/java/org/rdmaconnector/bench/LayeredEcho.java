@@ -37,8 +37,8 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * <li>{@code raw}: rdma-native's verbs, one thread per side polling the CQ with the engine's hybrid strategy (busy
  *     poll for {@code -Dlayered.busyPollMicros}, default the engine's 50 us, then arm and wait);
  * <li>{@code connector}: the connector's API, a client channel set ({@link ChannelSet}, what a pool lends) and an
- *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java listener ({@link PlainSink}); both engines
- *     busy-poll for the same budget.
+ *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java listener ({@link PlainSink}); both
+ *     engines busy-poll for the same budget.
  * </ul>
  * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
  * bytes its JVM allocated per echoed message over the timed part (every thread), from the CQ to the listener and
