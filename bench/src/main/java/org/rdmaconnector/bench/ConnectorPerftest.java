@@ -198,8 +198,8 @@ public final class ConnectorPerftest {
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("perftest-server", 2)) {
             // receives enough for send_bw's window of 64 and more while the endpoint's deliveries run
             Activation activation = runtime.hub().activate(ListenerSettings.builder().address("0.0.0.0").port(port)
-                .maxConnections(1).maxConnectionsPerPeer(1).receiveBufferCount(256).receiveBufferSize(Math.max(size, HELLO))
-                .maxConcurrentDeliveries(8).build(), new PlainSink("perftest", event -> {
+                .maxConnections(1).maxConnectionsPerPeer(1).receiveBufferCount(256)
+                .receiveBufferSize(Math.max(size, HELLO)).maxConcurrentDeliveries(8).build(), new PlainSink("perftest", event -> {
                     if (event.type() == CmEventType.DISCONNECTED) {
                         done.countDown();
                     }
