@@ -47,6 +47,13 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * rxe (6.1): seen holding a connection's slot for the whole drain deadline under churn.
      */
     static final Duration FLUSH_GRACE = Duration.ofSeconds(2);
+    /**
+     * How long a connection whose peer was taken for dead (by the liveness rule, or by the transport's retries used
+     * up) waits, once every request has flushed, for an answer to its DREQ. A dead peer never answers, and on RoCE the
+     * CM's own DISCONNECTED (its DREQ retries used up) comes a minute or more later: without this the connection
+     * would hold its slot, queue pair and memory for the whole drain deadline. A peer that is alive answers at once.
+     */
+    static final Duration ANSWER_WAIT = Duration.ofSeconds(3);
     private static final Runnable NOTHING = () -> { };
 
     /** Where the connection stands. */
@@ -85,6 +92,8 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
 
     private boolean cmDisconnected;
     private boolean reclaimed;
+    private boolean peerTakenForDead;
+    private boolean answerWaitSet;
     private boolean slotReleased;
 
     /**
@@ -248,6 +257,11 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         }
         lastActivity = clock.getAsLong();
         boolean receive = request.kind() == WorkRequest.Kind.RECEIVE;
+        if (wc.status() == Layout.IBV_WC_RETRY_EXC_ERR) {
+            synchronized (this) {
+                peerTakenForDead = true; // the peer acknowledged nothing for the transport's whole retry budget
+            }
+        }
         if (!wc.isSuccess() && startDisconnect() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR) {
             // the queue pair is in ERROR now and every posted request flushes; a status other than a flush is a
             // failure of the connection (a message larger than the buffer, a retry budget used up, a region the
@@ -327,10 +341,12 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
                 return false;
             }
             reclaimed = true;
+            peerTakenForDead = true;
         }
         LOG.log(Level.WARNING, "connection " + number + " with " + wire.peerAddress() + " had no traffic for "
             + TimeUnit.NANOSECONDS.toSeconds(idle) + " s (IdleTimeoutSeconds): taken for dead, disconnecting");
         startDisconnect();
+        destroyIfOver(); // nothing posted: no flush will come to start the wait for an answer
         return true;
     }
 
@@ -371,17 +387,26 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     }
 
     /**
-     * Destroyed once DISCONNECTED was delivered and every posted request has flushed (or at the deadline).
+     * Destroyed once DISCONNECTED was delivered and every posted request has flushed (or at the deadline). A
+     * connection whose peer was taken for dead waits only {@link #ANSWER_WAIT} for its DISCONNECTED once every
+     * request has flushed.
      *
      * @return whether it is destroyed
      */
     private boolean destroyIfOver() {
+        boolean flushed = wire.outstanding() == 0; // while disconnecting nothing is posted: it only goes down
         boolean over;
+        boolean unanswered;
         synchronized (this) {
-            over = state == State.DISCONNECTING && cmDisconnected;
+            over = flushed && state == State.DISCONNECTING && cmDisconnected;
+            unanswered = flushed && state == State.DISCONNECTING && !cmDisconnected && peerTakenForDead
+                && !answerWaitSet;
+            answerWaitSet |= unanswered;
         }
-        if (over && wire.outstanding() == 0) {
+        if (over) {
             destroy();
+        } else if (unanswered) {
+            shortenDeadline(ANSWER_WAIT);
         }
         return state() == State.DESTROYED;
     }
@@ -402,9 +427,11 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             told = cmDisconnected;
             cmDisconnected = true;
         }
-        LOG.log(Level.INFO, "connection " + number + " with " + wire.peerAddress() + " still had "
-            + wire.outstanding() + " requests posted at its deadline after the disconnect (" + (told
-            ? "DISCONNECTED delivered" : "no DISCONNECTED yet") + "); destroying it, its requests complete as flushed");
+        int outstanding = wire.outstanding();
+        LOG.log(Level.INFO, "connection " + number + " with " + wire.peerAddress() + (!told && outstanding == 0
+            ? " had no answer to its disconnect; destroying it"
+            : " still had " + outstanding + " requests posted at its deadline after the disconnect (" + (told
+            ? "DISCONNECTED delivered" : "no DISCONNECTED yet") + "); destroying it, its requests complete as flushed"));
         if (!told) {
             // a dead peer never answers our DREQ, and on RoCE the CM's own DISCONNECTED (its DREQ retries used up)
             // comes later than the deadline: the endpoints still learn that the connection ended, as timed out

@@ -454,6 +454,67 @@ class InboundConnectionsTest {
     }
 
     @Test
+    void aConnectionTakenForDeadWaitsForAnAnswerOnlyBrieflyOnceItsRequestsHaveFlushed() {
+        InboundConnections table = connections("accept", null, 8, 8, 60);
+        FakeWire quiet = new FakeWire("10.0.0.2");
+        table.onConnectRequest(quiet, quiet, null);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
+        scheduler.tasks.get(0).task.run();
+        assertTrue(quiet.calls.contains("disconnect"));
+        assertEquals(1, scheduler.waiting(AcceptedConnection.DRAIN_DEADLINE).size(), "its receives are still posted");
+        assertEquals(List.of(), scheduler.waiting(AcceptedConnection.ANSWER_WAIT));
+
+        quiet.flushAll(); // the queue pair went to ERROR with the disconnect
+        assertEquals(List.of(), scheduler.waiting(AcceptedConnection.DRAIN_DEADLINE));
+        ManualScheduler.TaskView answer = scheduler.waiting(AcceptedConnection.ANSWER_WAIT).get(0);
+        quiet.flushAll();
+        assertEquals(1, scheduler.tasks.stream().filter(t -> t.delay.equals(AcceptedConnection.ANSWER_WAIT))
+            .count(), "flushed: the wait for the DREP is short, and set once");
+        assertFalse(quiet.calls.contains("destroy"));
+        assertEquals(1, table.size());
+
+        answer.task.run(); // no DREP: the peer is gone
+        assertTrue(quiet.calls.contains("destroy"));
+        assertEquals(0, table.size());
+        assertEquals("DISCONNECTED", deliveries.seen.get(deliveries.seen.size() - 1));
+        assertEquals(-Layout.ETIMEDOUT, deliveries.lastStatus);
+        assertFalse(table.onCmEvent(quiet, CmEventType.DISCONNECTED, 0, null),
+            "the CM's own DISCONNECTED, a minute later, finds nothing");
+        assertEquals(1, deliveries.seen.stream().filter("DISCONNECTED"::equals).count());
+    }
+
+    @Test
+    void aPeerTakenForDeadThatAnswersIsDestroyedAtItsAnswer() {
+        InboundConnections table = connections("accept", null, 8, 8, 60);
+        FakeWire slow = new FakeWire("10.0.0.2");
+        table.onConnectRequest(slow, slow, null);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
+        scheduler.tasks.get(0).task.run();
+        slow.flushAll();
+        ManualScheduler.TaskView answer = scheduler.waiting(AcceptedConnection.ANSWER_WAIT).get(0);
+        table.onCmEvent(slow, CmEventType.DISCONNECTED, 0, null); // its DREP
+        assertTrue(slow.calls.contains("destroy"));
+        assertTrue(answer.cancelled);
+        assertEquals(-Layout.ETIMEDOUT, deliveries.lastStatus, "taken for dead by the liveness rule all the same");
+    }
+
+    @Test
+    void aSendWhoseRetriesWereUsedUpTakesThePeerForDead() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        table.onCmEvent(wire, CmEventType.ESTABLISHED, 0, null);
+        WorkRequest send = deliveries.lastConnection().send("anyone?".getBytes(StandardCharsets.UTF_8));
+        wire.complete(WcOpcode.SEND, Layout.IBV_WC_RETRY_EXC_ERR, new byte[0]);
+        assertEquals(Layout.IBV_WC_RETRY_EXC_ERR, send.result().status());
+        assertTrue(wire.calls.contains("disconnect"));
+        wire.flushAll();
+        scheduler.waiting(AcceptedConnection.ANSWER_WAIT).get(0).task.run();
+        assertTrue(wire.calls.contains("destroy"));
+        assertEquals(0, table.size());
+    }
+
+    @Test
     void aConnectionWhoseDeliveryIsStillRunningIsNotIdle() throws Exception {
         InboundConnections table = connections("accept", null, 8, 8, 60);
         FakeWire wire = new FakeWire("10.0.0.2");
@@ -746,6 +807,11 @@ class InboundConnectionsTest {
     /** A scheduler whose tasks run only when a test runs them. */
     private static final class ManualScheduler implements Scheduler {
         final List<TaskView> tasks = new CopyOnWriteArrayList<>();
+
+        /** The tasks of {@code delay} not cancelled. */
+        List<TaskView> waiting(Duration delay) {
+            return tasks.stream().filter(t -> t.delay.equals(delay) && !t.cancelled).toList();
+        }
 
         @Override
         public Runnable schedule(Runnable task, Duration delay) {

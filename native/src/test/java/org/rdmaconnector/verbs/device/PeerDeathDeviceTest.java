@@ -33,7 +33,8 @@ import org.rdmaconnector.verbs.jna.Layout;
  *   <li>the client's next send fails with its cause named (transport retry counter exceeded), and its requests in
  *       flight complete (flushed), never not at all;</li>
  *   <li>the listener reclaims both of the peer's connections (a failing send, and the liveness rule for the one that
- *       only waits), and its endpoint sees each end as a failed DISCONNECTED;</li>
+ *       only waits), without waiting out its drain deadline for an answer the peer cannot give, and its endpoint
+ *       sees each end as a failed DISCONNECTED;</li>
  *   <li>the pooled handle closes without hanging, and the next borrow connects and echoes;</li>
  *   <li>fds, threads, direct memory and the kernel's RDMA objects are back to where they were, librdmacm's own
  *       protection domain included (RELIABILITY.md, "librdmacm's protection domain").</li>
@@ -47,6 +48,8 @@ class PeerDeathDeviceTest {
     /** The listener's liveness rule for the peer's trickling connection. */
     private static final int IDLE_SECONDS = 6;
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    /** The listener's drain deadline (AcceptedConnection.DRAIN_DEADLINE), which bounds a disconnect nobody answers. */
+    private static final Duration DRAIN_DEADLINE = Duration.ofSeconds(60);
 
     @Test
     void aPeerKilledMidStreamIsReclaimedAndNothingIsLeft() throws Exception {
@@ -100,8 +103,12 @@ class PeerDeathDeviceTest {
                 assertEquals("transport retry counter exceeded", cause.statusText());
 
                 await("both of the peer's connections reclaimed", () -> listener.connectionCount() == 0);
+                long reclaimed = millisSince(killed);
                 System.out.println("PeerDeathDeviceTest: the listener reclaimed the peer's connections "
-                    + millisSince(killed) + " ms after the kill; " + echo.stats());
+                    + reclaimed + " ms after the kill; " + echo.stats());
+                assertTrue(reclaimed < DRAIN_DEADLINE.toMillis(), "reclaimed " + reclaimed + " ms after the kill: a "
+                    + "connection whose peer is taken for dead waits only briefly for an answer, not for the drain "
+                    + "deadline");
                 assertEquals(2, echo.failures.get(), "each connection's end reached the endpoint as a failure: "
                     + echo.stats());
                 assertEquals(0, echo.outOfSequence.get(), echo.stats());
