@@ -205,6 +205,9 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         int shown = status;
         if (type == CmEventType.DISCONNECTED) {
             synchronized (this) {
+                if (cmDisconnected) {
+                    return; // the deadline delivered it already, as timed out, and destroys the connection
+                }
                 cmDisconnected = true;
                 if (reclaimed) {
                     shown = -Layout.ETIMEDOUT; // what the endpoints learn: taken for dead by the liveness rule

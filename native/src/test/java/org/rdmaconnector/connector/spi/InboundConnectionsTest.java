@@ -484,6 +484,26 @@ class InboundConnectionsTest {
     }
 
     @Test
+    void theCmsDisconnectedArrivingAsTheDeadlineDeliversItsOwnIsNotDeliveredTwice() {
+        InboundConnections table = connections("accept", null, 8, 8, 60);
+        FakeWire late = new FakeWire("10.0.0.2");
+        table.onConnectRequest(late, late, null);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
+        scheduler.tasks.get(0).task.run();
+        late.flushAll();
+        deliveries.onEvent = event -> {
+            if (event.type() == CmEventType.DISCONNECTED) {
+                deliveries.onEvent = e -> { };
+                table.onCmEvent(late, CmEventType.DISCONNECTED, 0, null); // the CM's own, on its thread
+            }
+        };
+        scheduler.waiting(AcceptedConnection.ANSWER_WAIT).get(0).task.run();
+        assertTrue(late.calls.contains("destroy"));
+        assertEquals(1, deliveries.seen.stream().filter("DISCONNECTED"::equals).count(), deliveries.seen.toString());
+        assertEquals(0, table.size());
+    }
+
+    @Test
     void aPeerTakenForDeadThatAnswersIsDestroyedAtItsAnswer() {
         InboundConnections table = connections("accept", null, 8, 8, 60);
         FakeWire slow = new FakeWire("10.0.0.2");
