@@ -3,7 +3,8 @@
 #  - event-mode ping-pong: rdma-core's `ibv_rc_pingpong -e` beside RcPingPong (rdma-native), same size and count,
 #    in the C tool's loop and in the event engine's (drain, busy-poll, re-arm) with three busy-poll budgets;
 #  - the layered echo (LayeredEcho): 64 B and 4 KiB messages, one at a time and 16 outstanding, through raw verbs
-#    (a) and through the connector's client and hub listener (b): messages/s, p50/p99, CPU, server bytes/message;
+#    (a), through the connector's client and hub listener (b), and through the same client against an OSGi
+#    whiteboard listener in Felix (c, it/felix's FelixEchoServer): messages/s, p50/p99, CPU, server bytes/message;
 #  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps.
 #  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
 #    beside ConnectorPerftest.
@@ -29,7 +30,10 @@ jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
 [[ -n ${PROFILE:-} ]] && jvm_flags="$jvm_flags -Drcpingpong.profile=true"
 
 cd "$root"
-mvn -q -B -pl bench -am package -DskipTests
+mvn -q -B -pl bench,it/felix -am package -DskipTests
+felix_version=$(sed -n 's|.*<felix.version>\(.*\)</felix.version>.*|\1|p' pom.xml)
+felix_jar=$HOME/.m2/repository/org/apache/felix/org.apache.felix.framework/$felix_version/org.apache.felix.framework-$felix_version.jar
+[[ -f $felix_jar ]] || { echo "no Felix framework $felix_version in the local Maven repository: $felix_jar" >&2; exit 1; }
 share=$root/bench/target/vm-bench
 rm -rf "$share"
 mkdir -p "$share"
@@ -43,6 +47,8 @@ set -u
 cd "$share"
 # each JVM bounded: a client whose server died waits in ibv_get_cq_event for ever (RC has no keepalive)
 jvm() { timeout 120 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
+# layer (c)'s server: an embedded Felix with the build's bundles (it/felix's test classes)
+felix_jvm() { timeout 180 "$java" $jvm_flags -cp "$root/it/felix/target/test-classes:$felix_jar" "\$@"; }
 echo "== C ping-pong"
 timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 > c-server.txt 2>&1 &
 for i in \$(seq 100); do ss -ltn | grep -q ':18515 ' && break; sleep 0.1; done # the server's TCP exchange listens
@@ -77,8 +83,13 @@ java_pp bpvm 18603 -Drcpingpong.busyPollMicros=$vm_busy_poll
 layered() {
     local layer=\$1 msg=\$2 window=\$3 port=\$4 try name=\$1-\$2-\$3
     for try in 1 2; do
-        jvm org.rdmaconnector.bench.LayeredEcho server \$layer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
-        sleep 4
+        if [[ \$layer == felix ]]; then
+            felix_jvm org.rdmaconnector.it.felix.FelixEchoServer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
+            for i in \$(seq 600); do grep -q '^listening' layered-\$name-server.txt && break; sleep 0.1; done
+        else
+            jvm org.rdmaconnector.bench.LayeredEcho server \$layer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
+            sleep 4
+        fi
         jvm org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
         wait
         grep -q '^result' layered-\$name-client.txt && return
@@ -89,7 +100,7 @@ layered() {
 port=18800
 for msg in 64 4096; do
     for window in 1 16; do
-        for layer in raw connector; do
+        for layer in raw connector felix; do
             port=\$((port + 1))
             echo "== layered echo: \$layer, \$msg bytes, window \$window"
             layered \$layer \$msg \$window \$port
@@ -126,7 +137,7 @@ done
 layered=""
 for msg in 64 4096; do
     for window in 1 16; do
-        for layer in raw connector; do
+        for layer in raw connector felix; do
             c=$share/layered-$layer-$msg-$window-client.txt
             srv=$share/layered-$layer-$msg-$window-server.txt
             line=$(grep -m1 '^result' "$c" || true)
@@ -156,14 +167,16 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n
         printf "  %-30s %12.1f %8.2f %14.1f %12.2f\n", label[r[i]], 1e6 / r[i + 1], cu / r[i + 1], r[i + 2], r[i + 3]
     }
     printf "layered echo (%s):\n", "p50/p99: round trip in us; CPU: client JVM us/msg; alloc: server JVM B/msg"
-    printf "  %-6s %-7s %-10s %10s %9s %9s %8s %9s %9s\n", "size", "window", "layer", "msgs/s", "p50", "p99", \
-        "CPU", "alloc", "(b)/(a)"
+    printf "  %-6s %-7s %-10s %10s %9s %9s %8s %9s %15s\n", "size", "window", "layer", "msgs/s", "p50", "p99", \
+        "CPU", "alloc", "ratio"
     m = split(layered, l, " ")
     for (i = 1; i <= m; i += 9) {
         key = l[i + 1] "-" l[i + 2]
         if (l[i] == "raw") { rawrate[key] = l[i + 3] }
-        ratio = l[i] == "connector" && rawrate[key] > 0 ? sprintf("%.2f", l[i + 3] / rawrate[key]) : ""
-        printf "  %-6s %-7s %-10s %10.1f %9.1f %9.1f %8.1f %9.1f %9s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
+        if (l[i] == "connector") { connrate[key] = l[i + 3] }
+        ratio = l[i] == "connector" && rawrate[key] > 0 ? sprintf("(b)/(a) %.2f", l[i + 3] / rawrate[key]) \
+            : l[i] == "felix" && connrate[key] > 0 ? sprintf("(c)/(b) %.2f", l[i + 3] / connrate[key]) : ""
+        printf "  %-6s %-7s %-10s %10.1f %9.1f %9.1f %8.1f %9.1f %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
             l[i + 4], l[i + 5], l[i + 6], l[i + 7], ratio
     }
     printf "CM connect/disconnect, %d connections:\n", k

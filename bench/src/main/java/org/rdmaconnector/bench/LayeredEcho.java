@@ -40,11 +40,13 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java listener ({@link PlainSink}); both
  *     engines busy-poll for the same budget.
  * </ul>
+ * Layer (c), an OSGi whiteboard listener in Felix, has its server in the it/felix test jar ({@code FelixEchoServer});
+ * {@code client felix} is the connector's client against it.
  * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
  * bytes its JVM allocated per echoed message over the timed part (every thread), from the CQ to the listener and
  * back. The first {@code WARMUP} messages are untimed.
  * Usage: {@code LayeredEcho server raw|connector PORT SIZE WINDOW COUNT WARMUP} and
- * {@code LayeredEcho client raw|connector ADDRESS PORT SIZE WINDOW COUNT WARMUP}.
+ * {@code LayeredEcho client raw|connector|felix ADDRESS PORT SIZE WINDOW COUNT WARMUP}.
  */
 public final class LayeredEcho {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -57,9 +59,10 @@ public final class LayeredEcho {
     public static void main(String[] args) throws Exception {
         boolean client = args.length == 8 && args[0].equals("client");
         if (!client && !(args.length == 7 && args[0].equals("server"))
-            || !Arrays.asList("raw", "connector").contains(args[1])) {
+            || !Arrays.asList(client ? new String[] {"raw", "connector", "felix"} : new String[] {"raw", "connector"})
+            .contains(args[1])) {
             System.err.println("usage: LayeredEcho server raw|connector PORT SIZE WINDOW COUNT WARMUP"
-                + " | client raw|connector ADDRESS PORT SIZE WINDOW COUNT WARMUP");
+                + " | client raw|connector|felix ADDRESS PORT SIZE WINDOW COUNT WARMUP");
             System.exit(2);
         }
         boolean raw = args[1].equals("raw");

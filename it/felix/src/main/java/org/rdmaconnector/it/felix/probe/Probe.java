@@ -41,6 +41,9 @@ import org.rdmaconnector.osgi.ConnectionPool;
  * <li>{@code factoryStatus {pid}}: the factory service's status line, or null while there is none;</li>
  * <li>{@code register {properties}}: registers an {@link Echo} as a CmEventListener and a CompletionListener with
  * these service properties; returns its service id;</li>
+ * <li>{@code registerPlainEcho {properties}}: the same with a {@link PlainEcho}, which only echoes and counts (for
+ * the layered benchmark); returns its service id; {@code served {id}}: its messages echoed and connections
+ * disconnected so far, a {@code long[2]};</li>
  * <li>{@code setProperties {id, properties}}, {@code unregister {id}}, {@code journal {id}};</li>
  * <li>{@code exchange {pid, address, port, messages, size}}: a client through the factory service: a pooled
  * connection, an endpoint to the address, and for each message a receive posted for its echo, the send, and the echo
@@ -57,7 +60,7 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
     private final ConfigurationAdmin configurations;
     private final Map<Long, Registered> echoes = new ConcurrentHashMap<>();
 
-    private record Registered(Echo echo, ServiceRegistration<?> registration) {
+    private record Registered(Object echo, ServiceRegistration<?> registration) {
     }
 
     @Activate
@@ -89,15 +92,9 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
                 }
                 case "factoryStatus" -> withService(ConnectionPool.class, (String) args.get("pid"),
                     p -> p == null ? null : p.status());
-                case "register" -> {
-                    Echo echo = new Echo();
-                    ServiceRegistration<?> registration = context.registerService(
-                        new String[] {CmEventListener.class.getName(), CompletionListener.class.getName()}, echo,
-                        dictionary((Map<String, Object>) args.get("properties")));
-                    long id = (Long) registration.getReference().getProperty("service.id");
-                    echoes.put(id, new Registered(echo, registration));
-                    yield id;
-                }
+                case "register" -> register(new Echo(), (Map<String, Object>) args.get("properties"));
+                case "registerPlainEcho" -> register(new PlainEcho(), (Map<String, Object>) args.get("properties"));
+                case "served" -> ((PlainEcho) echo(args).echo()).served();
                 case "setProperties" -> {
                     echo(args).registration().setProperties(
                         dictionary((Map<String, Object>) args.get("properties")));
@@ -108,13 +105,23 @@ public class Probe implements BiFunction<String, Map<String, Object>, Object> {
                     echoes.remove((Long) args.get("id"));
                     yield null;
                 }
-                case "journal" -> echo(args).echo().journal();
+                case "journal" -> ((Echo) echo(args).echo()).journal();
                 case "exchange" -> withService(RdmaConnectionFactory.class, (String) args.get("pid"), f -> exchange(f, args));
                 default -> throw new IllegalArgumentException("no probe operation " + operation);
             };
         } catch (IOException e) {
             throw new UncheckedIOException(operation + " failed", e);
         }
+    }
+
+    /** Registers {@code echo} as a CmEventListener and a CompletionListener; returns its service id. */
+    private <E extends CmEventListener & CompletionListener> long register(E echo, Map<String, Object> properties) {
+        ServiceRegistration<?> registration = context.registerService(
+            new String[] {CmEventListener.class.getName(), CompletionListener.class.getName()}, echo,
+            dictionary(properties));
+        long id = (Long) registration.getReference().getProperty("service.id");
+        echoes.put(id, new Registered(echo, registration));
+        return id;
     }
 
     private Registered echo(Map<String, Object> args) {
