@@ -20,7 +20,7 @@ import javax.management.ObjectName;
  */
 public final class FelixEchoServer {
     private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
-    private static final long WATCH_MILLIS = 2;
+    private static final long WATCH_MILLIS = 10; // the watching costs CPU the echo shares
 
     private FelixEchoServer() {
     }
