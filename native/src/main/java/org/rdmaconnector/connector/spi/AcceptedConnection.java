@@ -397,6 +397,9 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * @return whether it is destroyed
      */
     private boolean destroyIfOver() {
+        if (state() != State.DISCONNECTING) {
+            return state() == State.DESTROYED;
+        }
         boolean flushed = wire.outstanding() == 0; // while disconnecting nothing is posted: it only goes down
         boolean over;
         boolean unanswered;
