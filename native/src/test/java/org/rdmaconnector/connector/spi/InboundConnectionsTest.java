@@ -453,13 +453,19 @@ class InboundConnectionsTest {
         assertEquals(1, table.size());
     }
 
+    /** A connection of {@code table} (idle timeout 60 s) left without traffic for 61 s, and the liveness check run. */
+    private FakeWire takenForDead(InboundConnections table) {
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
+        scheduler.tasks.get(0).task.run();
+        return wire;
+    }
+
     @Test
     void aConnectionTakenForDeadWaitsForAnAnswerOnlyBrieflyOnceItsRequestsHaveFlushed() {
         InboundConnections table = connections("accept", null, 8, 8, 60);
-        FakeWire quiet = new FakeWire("10.0.0.2");
-        table.onConnectRequest(quiet, quiet, null);
-        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
-        scheduler.tasks.get(0).task.run();
+        FakeWire quiet = takenForDead(table);
         assertTrue(quiet.calls.contains("disconnect"));
         assertEquals(1, scheduler.waiting(AcceptedConnection.DRAIN_DEADLINE).size(), "its receives are still posted");
         assertEquals(List.of(), scheduler.waiting(AcceptedConnection.ANSWER_WAIT));
@@ -486,10 +492,7 @@ class InboundConnectionsTest {
     @Test
     void theCmsDisconnectedArrivingAsTheDeadlineDeliversItsOwnIsNotDeliveredTwice() {
         InboundConnections table = connections("accept", null, 8, 8, 60);
-        FakeWire late = new FakeWire("10.0.0.2");
-        table.onConnectRequest(late, late, null);
-        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
-        scheduler.tasks.get(0).task.run();
+        FakeWire late = takenForDead(table);
         late.flushAll();
         deliveries.onEvent = event -> {
             if (event.type() == CmEventType.DISCONNECTED) {
@@ -506,10 +509,7 @@ class InboundConnectionsTest {
     @Test
     void aPeerTakenForDeadThatAnswersIsDestroyedAtItsAnswer() {
         InboundConnections table = connections("accept", null, 8, 8, 60);
-        FakeWire slow = new FakeWire("10.0.0.2");
-        table.onConnectRequest(slow, slow, null);
-        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
-        scheduler.tasks.get(0).task.run();
+        FakeWire slow = takenForDead(table);
         slow.flushAll();
         ManualScheduler.TaskView answer = scheduler.waiting(AcceptedConnection.ANSWER_WAIT).get(0);
         table.onCmEvent(slow, CmEventType.DISCONNECTED, 0, null); // its DREP
