@@ -28,7 +28,7 @@ class TwoHostIT {
      * other (each agent quits with its own leak check before the next starts):
      * <ol>
      *   <li>the wire (WireDeviceTest): rdma-core's tools with each other, interop both ways, 10,000 messages on a
-     *       clean, lossy and delayed wire, a partition;</li>
+     *       clean, lossy and delayed wire, a partition, a disconnect sent into a short outage;</li>
      *   <li>the seeded soak (SoakDeviceTest); {@code -Drdma.soak.seconds} (120 by default, as in CI) and
      *       {@code -Drdma.soak.seed} reach the guest's JVM;</li>
      *   <li>a peer host killed mid-stream (PeerDeathDeviceTest), which asks rdma-vm to kill guest a's qemu, so it

@@ -52,8 +52,14 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * up) waits, once every request has flushed, for an answer to its DREQ. A dead peer never answers, and on RoCE the
      * CM's own DISCONNECTED (its DREQ retries used up) comes a minute or more later: without this the connection
      * would hold its slot, queue pair and memory for the whole drain deadline. A peer that is alive answers at once.
+     * <p>
+     * Not shorter: destroying an id whose DREQ is unanswered cancels the CM's resends of it, and a peer that was only
+     * cut off for a moment (a cable, a switch) and only waits for messages (its sends were acknowledged) learns of the
+     * disconnect from nothing else. The kernel's CM resends an unanswered DREQ of an accepted connection every 4.1 s
+     * (the CM response timeout its peer's REQ carried, 2^20 x 4.096 us with the RDMA CM), so this wait lets it go out
+     * five times (an outage of up to 16 s is still heard).
      */
-    static final Duration ANSWER_WAIT = Duration.ofSeconds(3);
+    static final Duration ANSWER_WAIT = Duration.ofSeconds(20);
     private static final Runnable NOTHING = () -> { };
 
     /** Where the connection stands. */

@@ -1,5 +1,6 @@
 package org.rdmaconnector.verbs.device;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,12 +24,16 @@ final class CountingEcho implements EndpointSink {
     final AtomicLong receives = new AtomicLong();
     final AtomicLong failures = new AtomicLong();
     final AtomicLong outOfSequence = new AtomicLong();
+    /** Echoes that completed with an error. */
+    final AtomicLong failedSends = new AtomicLong();
     final List<String> failureEvents = new CopyOnWriteArrayList<>();
     private final Map<InboundConnection, Long> lastSequence = new ConcurrentHashMap<>();
     private final int greetings;
     private final int greetingSize;
     private volatile Activation activation;
     private volatile long delayMillis;
+    /** While non-null: the echoes held back, in order, instead of sent. */
+    private List<Runnable> held;
 
     /** An echo. */
     CountingEcho() {
@@ -55,10 +60,33 @@ final class CountingEcho implements EndpointSink {
         delayMillis = millis;
     }
 
+    /** Holds every echo back from now on (the messages are still received and counted) until {@link #release}. */
+    synchronized void hold() {
+        held = new ArrayList<>();
+    }
+
+    /** How many echoes are held back. */
+    synchronized int heldCount() {
+        return held == null ? 0 : held.size();
+    }
+
+    /** Sends the echoes held back, in order, and echoes at once again. */
+    synchronized void release() {
+        List<Runnable> echoes = held;
+        held = null;
+        for (Runnable echo : echoes) {
+            try {
+                echo.run();
+            } catch (RuntimeException e) { // the connection failed meanwhile: what is left is not sent
+                System.out.println("CountingEcho: a held echo was not sent: " + e);
+            }
+        }
+    }
+
     /** {@code name=number} pairs for people and for {@link Peer#numbers}. */
     String stats() {
         return "connections=" + activation.connectionCount() + " receives=" + receives + " failures=" + failures
-            + " outOfSequence=" + outOfSequence + " undeliverable=" + activation.undeliverable() + " errors="
+            + " failedSends=" + failedSends + " outOfSequence=" + outOfSequence + " undeliverable=" + activation.undeliverable() + " errors="
             + activation.errors() + " failureEvents=" + failureEvents;
     }
 
@@ -100,6 +128,9 @@ final class CountingEcho implements EndpointSink {
             Thread.sleep(delay); // a slow endpoint, by design
         }
         if (!c.isReceive()) {
+            if (!c.isSuccess()) {
+                failedSends.incrementAndGet();
+            }
             return;
         }
         // every receive is numbered, a failed one too; a delivery attempted again (the send below threw) repeats one
@@ -111,10 +142,21 @@ final class CountingEcho implements EndpointSink {
             return;
         }
         if (greetings == 0) {
-            c.connection().send(c.data()); // before counting: if it throws, the delivery is attempted again
+            byte[] data = c.data();
+            if (!holdBack(() -> c.connection().send(data))) {
+                c.connection().send(data); // before counting: if it throws, the delivery is attempted again
+            }
         } else if (c.sequence() == greetings) {
             c.connection().disconnect(); // every greeting answered: as ucmatose's server, end the connection
         }
         receives.incrementAndGet();
+    }
+
+    private synchronized boolean holdBack(Runnable echo) {
+        if (held == null) {
+            return false;
+        }
+        held.add(echo);
+        return true;
     }
 }

@@ -2,6 +2,7 @@ package org.rdmaconnector.verbs.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,8 +36,9 @@ import org.rdmaconnector.verbs.jna.Layout;
  * rdma_client and rdma_server with each other (the environment), rdma_client and ucmatose against the connector's
  * listener, the connector's client against rdma_server and ucmatose,
  * 10,000 messages between the connector's own client and listener with their bytes and order intact on a clean, a
- * lossy (netem 5 % and 1 %) and a delayed, jittered wire, and a partition longer than the retry budget: the verbs
- * status named, nothing hangs, and new connections work once the link heals.
+ * lossy (netem 5 % and 1 %) and a delayed, jittered wire, a partition longer than the retry budget (the verbs status
+ * named, nothing hangs, and new connections work once the link heals), and a disconnect sent into a short outage
+ * that still reaches a client that only waits.
  */
 @Tag("wire")
 @Order(0) // in the two-host boot, before SoakDeviceTest and PeerDeathDeviceTest (which ends the peer)
@@ -54,6 +57,17 @@ class WireDeviceTest {
     private static final ChannelSettings CHANNELS = ChannelSettings.DEFAULTS.withAckTimeout(ACK_TIMEOUT);
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final InetSocketAddress ECHO = new InetSocketAddress(Peer.ADDRESS, ECHO_PORT);
+    /** The peer's listener for the short outage. */
+    private static final int OUTAGE_PORT = 7477;
+    /**
+     * When the peer's listener sends its held echoes, and how long this guest's cable is out (from when it went).
+     * The echoes fail about 0.5 s after they are sent; the listener's DREQ is sent again 4.1 s after that, once the
+     * cable is back (with the wait of 3 s the connection was destroyed first).
+     */
+    private static final long RELEASE_MILLIS = 2500;
+    private static final long OUTAGE_MILLIS = 5000;
+    /** How long the client's stream waits for an echo: longer than the CM's DREQ retries, so only hearing ends it. */
+    private static final Duration OUTAGE_STREAM_TIMEOUT = Duration.ofSeconds(120);
 
     private static Peer peer;
     private static ConnectorStack stack;
@@ -226,6 +240,55 @@ class WireDeviceTest {
         assertEquals(0, Peer.numbers(peer.call("stats " + ECHO_PORT)).get("outOfSequence"));
     }
 
+    /**
+     * A client cut off for a moment that only waits still hears of the disconnect. The peer's listener holds its
+     * echoes back until this guest's stream has its whole window sent and acknowledged (from then on the client only
+     * waits), and sends them a moment later, when this guest's cable is out: they use their retries up, the listener
+     * takes this host for dead and disconnects, and its DREQ is lost in the outage. Once the cable is back, the CM's
+     * resend of the DREQ must reach the client, whose stream then ends as broken (RELIABILITY.md, finding 6: a
+     * connection destroyed before the resend left the client waiting for its echoes until its own timeout).
+     */
+    @Test
+    @Order(9)
+    void aClientThatOnlyWaitsHearsOfADisconnectSentIntoAShortOutage() throws Exception {
+        peer.call("listen " + OUTAGE_PORT + " 600 " + ACK_TIMEOUT);
+        try (ChannelSet set = ChannelSet.open(CHANNELS, stack.devices, stack.engine)) {
+            RdmaEndpoint endpoint = PeerAgent.connect(set, new InetSocketAddress(Peer.ADDRESS, OUTAGE_PORT), TIMEOUT);
+            EchoStream stream = new EchoStream(endpoint, 10, 1024, OUTAGE_STREAM_TIMEOUT);
+            stream.run(100);
+            peer.call("hold " + OUTAGE_PORT);
+            FutureTask<Throwable> waiting = new FutureTask<>(() -> {
+                try {
+                    stream.runUntil(() -> false);
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            new Thread(waiting, "wire-outage-stream").start();
+            awaitPeer("the stream's whole window sent and waiting for its echoes", OUTAGE_PORT, "held",
+                EchoStream.WINDOW, "held " + OUTAGE_PORT);
+            peer.call("release " + OUTAGE_PORT + " " + RELEASE_MILLIS);
+            VmHost.cable(false);
+            try {
+                Thread.sleep(OUTAGE_MILLIS); // the fault's shape: the echoes and the listener's DREQ go into it
+            } finally {
+                VmHost.cable(true);
+            }
+            long back = System.nanoTime();
+            Map<String, Long> stats = Peer.numbers(peer.call("stats " + OUTAGE_PORT));
+            assertTrue(stats.get("failedSends") > 0, "the echoes were released into the outage and failed: " + stats);
+            Throwable ended = waiting.get(OUTAGE_STREAM_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS);
+            System.out.println("WireDeviceTest: outage: the client's stream ended "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back) + " ms after the cable was back: " + ended);
+            assertInstanceOf(EchoStream.Broken.class, ended, "the client heard of the disconnect: its stream ended "
+                + "broken, not at its own timeout");
+            endpoint.close();
+        }
+        awaitPeer("the connection is gone from the listener", OUTAGE_PORT, "connections", 0);
+        assertEquals(0, Peer.numbers(peer.call("stats " + OUTAGE_PORT)).get("outOfSequence"));
+    }
+
     /** MESSAGES echoed by the peer's listener with {@code netem} on both ends of the wire ("" for none). */
     private static void echo(String what, String netem) throws Exception {
         long receivesBefore = Peer.numbers(peer.call("stats " + ECHO_PORT)).get("receives");
@@ -269,9 +332,14 @@ class WireDeviceTest {
     }
 
     private static void awaitPeer(String what, int port, String key, long value) throws InterruptedException {
+        awaitPeer(what, port, key, value, "stats " + port);
+    }
+
+    private static void awaitPeer(String what, int port, String key, long value, String command)
+        throws InterruptedException {
         TestProbes.await(what, Duration.ofSeconds(3L * IDLE_SECONDS + 60), () -> {
             try {
-                return Peer.numbers(peer.call("stats " + port)).get(key) == value;
+                return Peer.numbers(peer.call(command)).get(key) == value;
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
