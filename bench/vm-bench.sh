@@ -3,8 +3,10 @@
 #  - event-mode ping-pong: rdma-core's `ibv_rc_pingpong -e` beside RcPingPong (rdma-native), same size and count,
 #    in the C tool's loop and in the event engine's (drain, busy-poll, re-arm) with three busy-poll budgets;
 #  - the layered echo (LayeredEcho): 64 B and 4 KiB messages, one at a time and 16 outstanding, through raw verbs
-#    (a), through the connector's client and hub listener (b), and through the same client against an OSGi
-#    whiteboard listener in Felix (c, it/felix's FelixEchoServer): messages/s, p50/p99, CPU, server bytes/message;
+#    (a), through the connector's client and hub listener (b), through the same client against an OSGi
+#    whiteboard listener in Felix (c, it/felix's FelixEchoServer), and against WildFly's MDBs (d: the example's
+#    echo service, the rar and rdma-example.war deployed in one server boot for the four runs, by it/vm/appserver.sh):
+#    messages/s, p50/p99, CPU, server bytes/message (not for WildFly);
 #  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps.
 #  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
 #    beside ConnectorPerftest.
@@ -30,7 +32,8 @@ jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
 [[ -n ${PROFILE:-} ]] && jvm_flags="$jvm_flags -Drcpingpong.profile=true"
 
 cd "$root"
-mvn -q -B -pl bench,it/felix -am package -DskipTests
+mvn -q -B -pl bench,it/felix,rar,example -am package -DskipTests
+wildfly=$(it/vm/wildfly-home)
 felix_version=$(sed -n 's|.*<felix.version>\(.*\)</felix.version>.*|\1|p' pom.xml)
 felix_jar=$HOME/.m2/repository/org/apache/felix/org.apache.felix.framework/$felix_version/org.apache.felix.framework-$felix_version.jar
 [[ -f $felix_jar ]] || { echo "no Felix framework $felix_version in the local Maven repository: $felix_jar" >&2; exit 1; }
@@ -38,9 +41,21 @@ share=$root/bench/target/vm-bench
 rm -rf "$share"
 mkdir -p "$share"
 gcc -O2 -Wall -o "$share/cm_connect_loop" bench/src/main/c/cm_connect_loop.c -lrdmacm -libverbs
+cp rar/target/rdma-connector-*.rar "$share/rdma-connector.rar"
+cp example/target/rdma-example.war "$share/rdma-example.war"
 # the JVM of the Java side: $BENCH_JAVA_HOME (e.g. a JDK 22+ for the FFM inline verbs), or the java on the PATH
 java=${BENCH_JAVA_HOME:+$BENCH_JAVA_HOME/bin/java}
 java=$(readlink -f "${java:-$(command -v java)}")
+# layer (d): the connector's client against the example's echo MDB (port 7471), each size and window in turn while
+# one WildFly runs (on the java on the PATH)
+wildfly_runs=""
+for msg in 64 4096; do
+    for window in 1 16; do
+        wildfly_runs="$wildfly_runs --exec 'timeout 120 $java $jvm_flags -cp $root/bench/target/benchmarks.jar"
+        wildfly_runs="$wildfly_runs org.rdmaconnector.bench.LayeredEcho client connector 10.0.0.1 7471 $msg $window"
+        wildfly_runs="$wildfly_runs $layered_count $layered_warmup' --out layered-wildfly-$msg-$window-client.txt"
+    done
+done
 cat >"$share/payload.sh" <<PAYLOAD
 #!/bin/bash
 set -u
@@ -107,6 +122,11 @@ for msg in 64 4096; do
         done
     done
 done
+echo "== layered echo: wildfly (the example's echo MDB), both sizes and windows in one server boot"
+bash "$root/it/vm/appserver.sh" --server-home "$wildfly" --config standalone-full.xml --fail-on-warn --trim \
+    --no-verify --quiet-server --timeout 900 --base-dir "$share/wildfly-base" \
+    --deploy "$share/rdma-connector.rar" "$share/rdma-example.war" $wildfly_runs > wildfly.txt 2>&1 ||
+    echo "   wildfly: appserver.sh failed: \$(tail -n 5 wildfly.txt)"
 echo "== C cm loop"
 ./cm_connect_loop 10.0.0.1 18700 $connections > c-cm.txt 2>&1
 echo "== Java cm loop"
@@ -114,7 +134,7 @@ jvm org.rdmaconnector.bench.CmConnectLoop 10.0.0.1 18701 $connections $warmup_co
 tail -n 6 c-client.txt c-client-cpu.txt java-*-client.txt c-cm.txt java-cm.txt
 grep -h -E '^result|^server allocated' layered-*.txt
 PAYLOAD
-it/vm/rdma-vm run --quiet --share "$share" --timeout 1500 -- /bin/bash "$share/payload.sh"
+it/vm/rdma-vm run --quiet --share "$share" --timeout 2400 -- /bin/bash "$share/payload.sh"
 
 usec() { sed -n 's/.* = \([0-9.]*\) usec\/iter$/\1/p' "$1" | tail -1; }
 cpu() { sed -n 's/^\([0-9.]*\) usec\/iter CPU.*/\1/p' "$1" | tail -1; }
@@ -137,17 +157,19 @@ done
 layered=""
 for msg in 64 4096; do
     for window in 1 16; do
-        for layer in raw connector felix; do
+        for layer in raw connector felix wildfly; do
             c=$share/layered-$layer-$msg-$window-client.txt
             srv=$share/layered-$layer-$msg-$window-server.txt
-            line=$(grep -m1 '^result' "$c" || true)
-            alloc=$(sed -n 's/^server allocated \([0-9.]*\) B\/msg.*/\1/p' "$srv" | tail -1)
+            line=$(grep -m1 '^result' "$c" 2>/dev/null || true)
+            # WildFly's allocation is not measured: -1, printed as "-"
+            alloc=$([[ $layer == wildfly ]] && echo -1 ||
+                sed -n 's/^server allocated \([0-9.]*\) B\/msg.*/\1/p' "$srv" | tail -1)
             if [[ -z $line || -z $alloc ]]; then
                 echo "the layered run $layer $msg $window printed no result; see $c, $srv and $share/console.log" >&2
                 exit 1
             fi
-            # result layer=L size=S window=W messages=N msgs/s=R p50=A p99=B cpu=C
-            layered="$layered $(echo "$line" | sed 's/[a-z0-9/]*=//g' | awk '{print $2, $3, $4, $6, $7, $8, $9}') $alloc x"
+            # result layer=L size=S window=W messages=N msgs/s=R p50=A p99=B cpu=C (L: the client's, connector for d)
+            layered="$layered $layer $(echo "$line" | sed 's/[a-z0-9/]*=//g' | awk '{print $3, $4, $6, $7, $8, $9}') $alloc x"
         done
     done
 done
@@ -175,9 +197,11 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n
         if (l[i] == "raw") { rawrate[key] = l[i + 3] }
         if (l[i] == "connector") { connrate[key] = l[i + 3] }
         ratio = l[i] == "connector" && rawrate[key] > 0 ? sprintf("(b)/(a) %.2f", l[i + 3] / rawrate[key]) \
-            : l[i] == "felix" && connrate[key] > 0 ? sprintf("(c)/(b) %.2f", l[i + 3] / connrate[key]) : ""
-        printf "  %-6s %-7s %-10s %10.1f %9.1f %9.1f %8.1f %9.1f %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
-            l[i + 4], l[i + 5], l[i + 6], l[i + 7], ratio
+            : l[i] == "felix" && connrate[key] > 0 ? sprintf("(c)/(b) %.2f", l[i + 3] / connrate[key]) \
+            : l[i] == "wildfly" && connrate[key] > 0 ? sprintf("(d)/(b) %.2f", l[i + 3] / connrate[key]) : ""
+        alloc = l[i + 7] < 0 ? "-" : sprintf("%.1f", l[i + 7])
+        printf "  %-6s %-7s %-10s %10.1f %9.1f %9.1f %8.1f %9s %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
+            l[i + 4], l[i + 5], l[i + 6], alloc, ratio
     }
     printf "CM connect/disconnect, %d connections:\n", k
     printf "  C    cm_connect_loop     %10.1f connections/s\n", ccm

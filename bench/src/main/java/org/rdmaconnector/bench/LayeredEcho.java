@@ -41,7 +41,8 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  *     engines busy-poll for the same budget.
  * </ul>
  * Layer (c), an OSGi whiteboard listener in Felix, has its server in the it/felix test jar ({@code FelixEchoServer});
- * {@code client felix} is the connector's client against it.
+ * {@code client felix} is the connector's client against it. Layer (d), WildFly's MDBs, is {@code client connector}
+ * against the example's echo service deployed with the rar ({@code bench/vm-bench.sh} starts them).
  * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
  * bytes its JVM allocated per echoed message over the timed part (every thread), from the CQ to the listener and
  * back. The first {@code WARMUP} messages are untimed.
