@@ -60,12 +60,13 @@ class WireDeviceTest {
     /** The peer's listener for the short outage. */
     private static final int OUTAGE_PORT = 7477;
     /**
-     * When the peer's listener sends its held echoes, and how long this guest's cable is out (from when it went).
-     * The echoes fail about 0.5 s after they are sent; the listener's DREQ is sent again 4.1 s after that, once the
-     * cable is back (with the wait of 3 s the connection was destroyed first).
+     * When the peer's listener sends its held echoes (from when it is told), and how long this guest's cable is out
+     * (from when it went; the host takes it out within about a second). The echoes fail about 0.5 s after they are
+     * sent, and the listener's DREQ goes out with the failure and again every 4.1 s: a resend reaches this guest once
+     * the cable is back (with the wait of 3 s the connection was destroyed before the first resend).
      */
-    private static final long RELEASE_MILLIS = 2500;
-    private static final long OUTAGE_MILLIS = 5000;
+    private static final long RELEASE_MILLIS = 4000;
+    private static final long OUTAGE_MILLIS = 8000;
     /** How long the client's stream waits for an echo: longer than the CM's DREQ retries, so only hearing ends it. */
     private static final Duration OUTAGE_STREAM_TIMEOUT = Duration.ofSeconds(120);
 
@@ -269,7 +270,11 @@ class WireDeviceTest {
             awaitPeer("the stream's whole window sent and waiting for its echoes", OUTAGE_PORT, "held",
                 EchoStream.WINDOW, "held " + OUTAGE_PORT);
             peer.call("release " + OUTAGE_PORT + " " + RELEASE_MILLIS);
+            long told = System.nanoTime();
             VmHost.cable(false);
+            System.out.println("WireDeviceTest: outage: the cable went out "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - told) + " ms after the echoes' release was set "
+                + RELEASE_MILLIS + " ms ahead");
             try {
                 Thread.sleep(OUTAGE_MILLIS); // the fault's shape: the echoes and the listener's DREQ go into it
             } finally {
