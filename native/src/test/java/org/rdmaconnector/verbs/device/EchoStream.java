@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.FutureTask;
 import java.util.function.BooleanSupplier;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkCompletion;
@@ -113,6 +114,23 @@ final class EchoStream {
 
     long echoed() {
         return echoed;
+    }
+
+    /**
+     * Runs the stream until it fails, on a thread of its own named {@code thread}; the task's result is what ended
+     * it ({@link Broken}, an {@link AssertionError} for an echo late or wrong, ...).
+     */
+    FutureTask<Throwable> runUntilItEnds(String thread) {
+        FutureTask<Throwable> task = new FutureTask<>(() -> {
+            try {
+                runUntil(() -> false);
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        new Thread(task, thread).start();
+        return task;
     }
 
     /** The failure, with its cause looked up among the requests still in flight (they complete, flushed). */

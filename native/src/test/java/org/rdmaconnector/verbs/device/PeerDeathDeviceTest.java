@@ -71,15 +71,7 @@ class PeerDeathDeviceTest {
                 RdmaConnection handle = pool.getConnection();
                 RdmaEndpoint out = handle.connect(new InetSocketAddress(Peer.ADDRESS, PORT), Duration.ofSeconds(20));
                 EchoStream stream = new EchoStream(out, 1, 1024, TIMEOUT);
-                FutureTask<Throwable> outbound = new FutureTask<>(() -> {
-                    try {
-                        stream.runUntil(() -> false);
-                        return null;
-                    } catch (Throwable t) {
-                        return t;
-                    }
-                });
-                new Thread(outbound, "peer-death-outbound").start();
+                FutureTask<Throwable> outbound = stream.runUntilItEnds("peer-death-outbound");
                 await("mid-stream both ways", () -> listener.connectionCount() == 2 && echo.receives.get() > 300
                     && stream.echoed() > 300);
 

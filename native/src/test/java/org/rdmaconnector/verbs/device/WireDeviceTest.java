@@ -258,15 +258,7 @@ class WireDeviceTest {
             EchoStream stream = new EchoStream(endpoint, 10, 1024, OUTAGE_STREAM_TIMEOUT);
             stream.run(100);
             peer.call("hold " + OUTAGE_PORT);
-            FutureTask<Throwable> waiting = new FutureTask<>(() -> {
-                try {
-                    stream.runUntil(() -> false);
-                    return null;
-                } catch (Throwable t) {
-                    return t;
-                }
-            });
-            new Thread(waiting, "wire-outage-stream").start();
+            FutureTask<Throwable> waiting = stream.runUntilItEnds("wire-outage-stream");
             awaitPeer("the stream's whole window sent and waiting for its echoes", OUTAGE_PORT, "held",
                 EchoStream.WINDOW, "held " + OUTAGE_PORT);
             peer.call("release " + OUTAGE_PORT + " " + RELEASE_MILLIS);
