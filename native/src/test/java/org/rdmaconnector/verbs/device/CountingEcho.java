@@ -65,11 +65,6 @@ final class CountingEcho implements EndpointSink {
         held = new ArrayList<>();
     }
 
-    /** How many echoes are held back. */
-    synchronized int heldCount() {
-        return held == null ? 0 : held.size();
-    }
-
     /** Sends the echoes held back, in order, and echoes at once again. */
     synchronized void release() {
         List<Runnable> echoes = held;
@@ -86,8 +81,13 @@ final class CountingEcho implements EndpointSink {
     /** {@code name=number} pairs for people and for {@link Peer#numbers}. */
     String stats() {
         return "connections=" + activation.connectionCount() + " receives=" + receives + " failures=" + failures
-            + " failedSends=" + failedSends + " outOfSequence=" + outOfSequence + " undeliverable=" + activation.undeliverable() + " errors="
-            + activation.errors() + " failureEvents=" + failureEvents;
+            + " failedSends=" + failedSends + " held=" + heldCount() + " outOfSequence=" + outOfSequence
+            + " undeliverable=" + activation.undeliverable() + " errors=" + activation.errors() + " failureEvents="
+            + failureEvents;
+    }
+
+    private synchronized int heldCount() {
+        return held == null ? 0 : held.size();
     }
 
     @Override

@@ -38,10 +38,10 @@ import org.rdmaconnector.verbs.TestProbes;
  *       SELF:PORT (or one that greets each connection with COUNT messages and answers nothing), answered once
  *       LISTENING;</li>
  *   <li>{@code stats PORT}: that listener's connections, receives, failed connections (a DISCONNECTED with a
- *       non-zero status), failed echoes and whether each connection's messages came in sequence;</li>
- *   <li>{@code hold PORT}, {@code held PORT}, {@code release PORT MILLIS}: that listener holds its echoes back, says
- *       how many it holds, and sends them MILLIS from now (answered at once: the driving side may cut the wire
- *       meanwhile);</li>
+ *       non-zero status), failed echoes, echoes held back and whether each connection's messages came in
+ *       sequence;</li>
+ *   <li>{@code hold PORT}, {@code release PORT MILLIS}: that listener holds its echoes back, and sends them MILLIS
+ *       from now (answered at once: the driving side may cut the wire meanwhile);</li>
  *   <li>{@code stream HOST PORT [again]} / {@code trickle HOST PORT [again]}: a channel set of the connector
  *       connects to an echoing peer and keeps messages flowing (a window of them, or one a second) until the agent
  *       ends (with {@code again}: connecting again after the connection failed); {@code streams}: the messages
@@ -162,8 +162,6 @@ public final class PeerAgent {
             case "hold":
                 listeners.get(Integer.parseInt(w[1])).hold();
                 return "holding";
-            case "held":
-                return "held=" + listeners.get(Integer.parseInt(w[1])).heldCount();
             case "release": {
                 CountingEcho echo = listeners.get(Integer.parseInt(w[1]));
                 long after = Long.parseLong(w[2]);

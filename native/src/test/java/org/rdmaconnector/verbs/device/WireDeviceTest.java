@@ -260,7 +260,7 @@ class WireDeviceTest {
             peer.call("hold " + OUTAGE_PORT);
             FutureTask<Throwable> waiting = stream.runUntilItEnds("wire-outage-stream");
             awaitPeer("the stream's whole window sent and waiting for its echoes", OUTAGE_PORT, "held",
-                EchoStream.WINDOW, "held " + OUTAGE_PORT);
+                EchoStream.WINDOW);
             peer.call("release " + OUTAGE_PORT + " " + RELEASE_MILLIS);
             long told = System.nanoTime();
             VmHost.cable(false);
@@ -329,14 +329,9 @@ class WireDeviceTest {
     }
 
     private static void awaitPeer(String what, int port, String key, long value) throws InterruptedException {
-        awaitPeer(what, port, key, value, "stats " + port);
-    }
-
-    private static void awaitPeer(String what, int port, String key, long value, String command)
-        throws InterruptedException {
         TestProbes.await(what, Duration.ofSeconds(3L * IDLE_SECONDS + 60), () -> {
             try {
-                return Peer.numbers(peer.call(command)).get(key) == value;
+                return Peer.numbers(peer.call("stats " + port)).get(key) == value;
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
