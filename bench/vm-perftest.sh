@@ -6,7 +6,8 @@
 # so that 1.0 or more is as good as C either way).
 # Usage: bench/vm-perftest.sh [SIZE [ITERS [WINDOW]]]   (defaults 4096 3000 64)
 # Environment: WARMUP_ITERS (untimed Java operations first, default 2000), JVM_FLAGS, REPEATS (default 3),
-# BENCH_JAVA_HOME (the JDK of the Java side; default the java on the PATH).
+# BENCH_JAVA_HOME (the JDK of the Java side; default the java on the PATH), SIGNAL_EVERY (the Java bandwidth tests
+# signal one request in this many, default 16; 1 signals each).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
@@ -15,6 +16,7 @@ window=${3:-64}
 warmup=${WARMUP_ITERS:-2000}
 repeats=${REPEATS:-3}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
+signal_every=${SIGNAL_EVERY:-16}
 
 cd "$root"
 if [[ -z ${SKIP_BUILD:-} ]]; then
@@ -31,7 +33,7 @@ cat >"$share/payload.sh" <<PAYLOAD
 set -u
 cd "$share"
 # each process bounded: an RC client whose server died waits for ever
-jvm() { timeout 120 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
+jvm() { timeout 120 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "$root/bench/target/benchmarks.jar" "\$@"; }
 port=19000
 # perftest: server, then the client once the server's TCP exchange listens
 c_run() {
@@ -76,8 +78,8 @@ it/vm/rdma-vm run --quiet --share "$share" --timeout 1500 -- /bin/bash "$share/p
 c_field() { awk -v s="$size" -v f="$2" '$1 == s && NF >= f { v = $f } END { print v }' "$1"; }
 java_field() { sed -n "s|^result.* $2=\([0-9.]*\).*|\1|p" "$1" | tail -1; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-printf 'one-sided and windowed sends, %d bytes, %d iterations, window %d, %d rounds (one boot):\n' \
-    "$size" "$iters" "$window" "$repeats"
+printf 'one-sided and windowed sends, %d bytes, %d iterations, window %d (Java signals 1 in %d), %d rounds (one boot):\n' \
+    "$size" "$iters" "$window" "$signal_every" "$repeats"
 printf '  %-10s %-26s %-26s %8s\n' test "C (perftest), each round" "Java (connector), each round" "Java/C"
 failed=0
 for test in read_lat write_lat write_bw send_bw; do

@@ -25,7 +25,15 @@ public interface RdmaEndpoint extends RemoteMemoryAccess, AutoCloseable {
     boolean isConnected();
 
     /** Posts a signaled send of {@code length} bytes at {@code offset} of {@code region} (ibv_post_send(3)). */
-    WorkRequest send(MemoryRegion region, int offset, int length);
+    default WorkRequest send(MemoryRegion region, int offset, int length) {
+        return send(region, offset, length, true);
+    }
+
+    /**
+     * Posts a send of {@code length} bytes at {@code offset} of {@code region}, signaled or not: an unsignaled one
+     * completes with the next signaled request (see {@link RemoteMemoryAccess}, selective signaling).
+     */
+    WorkRequest send(MemoryRegion region, int offset, int length, boolean signaled);
 
     /**
      * Copies {@code message} (at most {@value #MAX_STAGED_MESSAGE} bytes) into one of the endpoint's registered send

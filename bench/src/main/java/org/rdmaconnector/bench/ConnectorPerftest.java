@@ -29,7 +29,7 @@ import org.rdmaconnector.connector.spi.ListenerSettings;
 /**
  * The connector's counterparts of perftest's {@code ib_read_lat}, {@code ib_write_lat}, {@code ib_write_bw} and
  * {@code ib_send_bw} (issue 14: one-sided operations, and goal 4), through the connector's API: a client channel set
- * ({@link ChannelSet}, what a pool lends) against a listener through the hub, each operation one signaled
+ * ({@link ChannelSet}, what a pool lends) against a listener through the hub, each operation one
  * {@link WorkRequest}. The client first sends a hello (the test, its window and its own {@link RemoteRegion}); the
  * listener registers a region with remote read and write access and answers with its {@link RemoteRegion}.
  * <ul>
@@ -42,6 +42,8 @@ import org.rdmaconnector.connector.spi.ListenerSettings;
  * <li>{@code send_bw}: sends from a registered region with {@code WINDOW} outstanding into the listener's receives,
  *     which its endpoint only counts.</li>
  * </ul>
+ * The bandwidth tests signal one request in {@code -Dperftest.signalEvery} (default 16, at most {@code WINDOW}; 1
+ * signals each), as perftest signals one in its {@code --cq-mod}: the others complete with it (selective signaling).
  * The client prints one {@code result} line: messages/s and MB/s (10^6 bytes) for the bandwidth tests, the typical
  * (median) and average latency in us for the latency tests. The first {@code WARMUP} operations are untimed.
  * Usage: {@code ConnectorPerftest server PORT SIZE} and
@@ -84,6 +86,7 @@ public final class ConnectorPerftest {
     private static void client(InetSocketAddress server, int test, int size, int iters, int warmup, int window)
         throws InterruptedException {
         int depth = Math.max(window, 1);
+        int signalEvery = Math.max(1, Math.min(depth, Integer.getInteger("perftest.signalEvery", 16)));
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("perftest-client", 1);
              ChannelSet set = ChannelSet.open(new ChannelSettings(System.getProperty("perftest.device", "rxe0"), 1,
                  4 * depth + 8, 0, depth + 2, 4, 0, 1 << 24), runtime.devices(), runtime.engine())) {
@@ -139,13 +142,13 @@ public final class ConnectorPerftest {
                     }
                 }
                 default -> start = stream(endpoint, local, remote, TESTS[test].equals("send_bw"), size, iters,
-                    warmup, depth);
+                    warmup, depth, signalEvery);
             }
             long elapsed = System.nanoTime() - start;
             if (TESTS[test].endsWith("_bw")) {
                 double rate = iters / (elapsed / 1e9);
-                System.out.printf("result test=%s size=%d window=%d iters=%d msgs/s=%.1f MB/s=%.2f%n", TESTS[test],
-                    size, depth, iters, rate, rate * size / 1e6);
+                System.out.printf("result test=%s size=%d window=%d signalEvery=%d iters=%d msgs/s=%.1f MB/s=%.2f%n",
+                    TESTS[test], size, depth, signalEvery, iters, rate, rate * size / 1e6);
             } else {
                 Arrays.sort(samples);
                 double average = Arrays.stream(samples).average().orElse(0);
@@ -156,9 +159,13 @@ public final class ConnectorPerftest {
         }
     }
 
-    /** WRITEs or sends with {@code window} outstanding; returns when the timed ones started. */
+    /**
+     * WRITEs or sends with {@code window} outstanding, one in {@code signalEvery} signaled (and the last of the warm-up
+     * and of the timed part, which the waits at their ends need); returns when the timed ones started.
+     */
     private static long stream(RdmaEndpoint endpoint, MemoryRegion local, RemoteRegion remote, boolean send,
-                               int size, int iters, int warmup, int window) throws InterruptedException {
+                               int size, int iters, int warmup, int window, int signalEvery)
+        throws InterruptedException {
         ArrayDeque<WorkRequest> outstanding = new ArrayDeque<>();
         long start = System.nanoTime();
         for (int i = -warmup; i < iters; i++) {
@@ -173,8 +180,9 @@ public final class ConnectorPerftest {
                 await(outstanding.poll(), "request " + i);
             }
             int slot = 2 + Math.floorMod(i, window);
-            outstanding.add(send ? endpoint.send(local, slot * size, size)
-                : endpoint.write(local, slot * size, size, remote, 0));
+            boolean signaled = Math.floorMod(i + 1, signalEvery) == 0 || i == -1 || i == iters - 1;
+            outstanding.add(send ? endpoint.send(local, slot * size, size, signaled)
+                : endpoint.write(local, slot * size, size, remote, 0, signaled));
         }
         for (WorkRequest r : outstanding) {
             await(r, "the last requests");

@@ -524,19 +524,22 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     }
 
     @Override
-    public WorkRequest write(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
-        return post(RdmaOperation.write(local, offset, length, remote, remoteOffset));
+    public WorkRequest write(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset,
+                             boolean signaled) {
+        return post(RdmaOperation.write(local, offset, length, remote, remoteOffset, signaled));
     }
 
     @Override
     public WorkRequest writeWithImmediate(MemoryRegion local, int offset, int length, RemoteRegion remote,
-                                          int remoteOffset, int immediateData) {
-        return post(RdmaOperation.writeWithImmediate(local, offset, length, remote, remoteOffset, immediateData));
+                                          int remoteOffset, int immediateData, boolean signaled) {
+        return post(RdmaOperation.writeWithImmediate(local, offset, length, remote, remoteOffset, immediateData,
+            signaled));
     }
 
     @Override
-    public WorkRequest read(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
-        return post(RdmaOperation.read(local, offset, length, remote, remoteOffset));
+    public WorkRequest read(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset,
+                            boolean signaled) {
+        return post(RdmaOperation.read(local, offset, length, remote, remoteOffset, signaled));
     }
 
     private WorkRequest post(RdmaOperation operation) {

@@ -598,8 +598,9 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         }
 
         @Override
-        public WorkRequest send(org.rdmaconnector.connector.MemoryRegion region, int offset, int length) {
-            return established("ibv_post_send").send(registered(region), offset, length);
+        public WorkRequest send(org.rdmaconnector.connector.MemoryRegion region, int offset, int length,
+                                boolean signaled) {
+            return established("ibv_post_send").send(registered(region), offset, length, signaled);
         }
 
         @Override
@@ -619,20 +620,22 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
 
         @Override
         public WorkRequest write(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
-                                 RemoteRegion remote, int remoteOffset) {
-            return post(RdmaOperation.write(local, offset, length, remote, remoteOffset));
+                                 RemoteRegion remote, int remoteOffset, boolean signaled) {
+            return post(RdmaOperation.write(local, offset, length, remote, remoteOffset, signaled));
         }
 
         @Override
         public WorkRequest writeWithImmediate(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
-                                              RemoteRegion remote, int remoteOffset, int immediateData) {
-            return post(RdmaOperation.writeWithImmediate(local, offset, length, remote, remoteOffset, immediateData));
+                                              RemoteRegion remote, int remoteOffset, int immediateData,
+                                              boolean signaled) {
+            return post(RdmaOperation.writeWithImmediate(local, offset, length, remote, remoteOffset, immediateData,
+                signaled));
         }
 
         @Override
         public WorkRequest read(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
-                                RemoteRegion remote, int remoteOffset) {
-            return post(RdmaOperation.read(local, offset, length, remote, remoteOffset));
+                                RemoteRegion remote, int remoteOffset, boolean signaled) {
+            return post(RdmaOperation.read(local, offset, length, remote, remoteOffset, signaled));
         }
 
         private WorkRequest post(RdmaOperation operation) {

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongConsumer;
 import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
@@ -49,6 +48,8 @@ final class RcConnection {
     private final ArrayDeque<Integer> freeRecv = new ArrayDeque<>();
     private final Map<Long, Posted> posted = new ConcurrentHashMap<>();
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
+    // also the lock of every send-queue post: work request ids grow in the send queue's order
+    private final SelectiveSignaling signaling;
     // one sequence for all connections: a stale completion of a reused qp number never matches a new request
     private static final AtomicLong NEXT_WR_ID = new AtomicLong();
     // guarded by this; the staging memory is read and written only under this lock and while not closed
@@ -58,6 +59,12 @@ final class RcConnection {
     private volatile DeviceRemoval removal;
 
     private record Posted(PostedRequest request, int slot) {
+    }
+
+    /** Posts one work request with the id it is given, signaled or not (receives are always signaled). */
+    @FunctionalInterface
+    private interface Poster {
+        void post(long wrId, boolean signaled);
     }
 
     /** Creates the queue pair on {@code id} and registers the staging buffer with {@code pd}. */
@@ -70,6 +77,7 @@ final class RcConnection {
         this.recvSlots = recvSlots;
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
+        this.signaling = new SelectiveSignaling(capabilities.maxSendWr()); // as asked: the device may grant more
         long bytes = Math.max(1, stagingBytes(slotSize, sendSlots, recvSlots));
         Memory memory = null;
         try {
@@ -127,25 +135,31 @@ final class RcConnection {
         // a message that fits the inline data the queue pair was granted (MaxInlineData) is sent inline
         boolean inline = message.length > 0 && message.length <= qp.capabilities().maxInlineData();
         int offset = slot * slotSize;
-        return post(WorkRequest.Kind.SEND, slot, inline
-            ? wrId -> qp.postSendInline(staging, offset, message.length, wrId, true)
-            : wrId -> qp.postSend(staging, offset, message.length, wrId, true));
+        return post(WorkRequest.Kind.SEND, slot, true, inline
+            ? (wrId, signaled) -> qp.postSendInline(staging, offset, message.length, wrId, signaled)
+            : (wrId, signaled) -> qp.postSend(staging, offset, message.length, wrId, signaled));
     }
 
-    /** Posts a send from a region of the application's. */
-    WorkRequest send(MemoryRegion region, int offset, int length) {
-        return post(WorkRequest.Kind.SEND, -1, wrId -> qp.postSend(region, offset, length, wrId, true));
+    /**
+     * Posts a send from a region of the application's; an unsignaled one completes with the next signaled request
+     * ({@link SelectiveSignaling}).
+     */
+    WorkRequest send(MemoryRegion region, int offset, int length, boolean signaled) {
+        return post(WorkRequest.Kind.SEND, -1, signaled,
+            (wrId, signal) -> qp.postSend(region, offset, length, wrId, signal));
     }
 
     /** Posts a receive into a free receive slot. */
     WorkRequest receiveStaged() {
         int slot = take(freeRecv, WorkRequest.Kind.RECEIVE, recvSlots);
-        return post(WorkRequest.Kind.RECEIVE, slot, wrId -> qp.postReceive(staging, slot * slotSize, slotSize, wrId));
+        return post(WorkRequest.Kind.RECEIVE, slot, true,
+            (wrId, signaled) -> qp.postReceive(staging, slot * slotSize, slotSize, wrId));
     }
 
     /** Posts a receive into a region of the application's. */
     WorkRequest receive(MemoryRegion region, int offset, int length) {
-        return post(WorkRequest.Kind.RECEIVE, -1, wrId -> qp.postReceive(region, offset, length, wrId));
+        return post(WorkRequest.Kind.RECEIVE, -1, true, (wrId, signaled) -> qp.postReceive(region, offset, length,
+            wrId));
     }
 
     /** Posts {@code operation} (checked already) with {@code local}, the verbs region of its local one. */
@@ -154,11 +168,11 @@ final class RcConnection {
         int length = operation.length();
         long remoteAddress = operation.remoteAddress();
         int rkey = operation.remote().rkey();
-        return post(operation.kind(), -1, switch (operation.opcode()) {
-            case WRITE -> wrId -> qp.postWrite(local, offset, length, remoteAddress, rkey, wrId, true);
-            case WRITE_WITH_IMMEDIATE -> wrId -> qp.postWriteWithImmediate(local, offset, length, remoteAddress, rkey,
-                operation.immediateData(), wrId, true);
-            case READ -> wrId -> qp.postRead(local, offset, length, remoteAddress, rkey, wrId, true);
+        return post(operation.kind(), -1, operation.signaled(), switch (operation.opcode()) {
+            case WRITE -> (wrId, signaled) -> qp.postWrite(local, offset, length, remoteAddress, rkey, wrId, signaled);
+            case WRITE_WITH_IMMEDIATE -> (wrId, signaled) -> qp.postWriteWithImmediate(local, offset, length,
+                remoteAddress, rkey, operation.immediateData(), wrId, signaled);
+            case READ -> (wrId, signaled) -> qp.postRead(local, offset, length, remoteAddress, rkey, wrId, signaled);
         });
     }
 
@@ -220,14 +234,29 @@ final class RcConnection {
         }
     }
 
-    /** Posts one request of {@code kind} by {@code poster}, which is given its work request id. */
-    private WorkRequest post(WorkRequest.Kind kind, int slot, LongConsumer poster) {
-        long wrId = NEXT_WR_ID.incrementAndGet();
+    /**
+     * Posts one request of {@code kind} by {@code poster}, which is given its work request id and whether it is
+     * signaled: as asked, unless {@link SelectiveSignaling} must signal it.
+     */
+    private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster) {
+        if (kind == WorkRequest.Kind.RECEIVE) {
+            return post(kind, slot, true, poster, NEXT_WR_ID.incrementAndGet());
+        }
+        synchronized (signaling) {
+            boolean signal = signaling.signals(signaled);
+            long wrId = NEXT_WR_ID.incrementAndGet();
+            WorkRequest request = post(kind, slot, signal, poster, wrId);
+            signaling.posted(wrId, signal);
+            return request;
+        }
+    }
+
+    private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster, long wrId) {
         PostedRequest request = new PostedRequest(wrId, kind);
         posted.put(wrId, new Posted(request, slot));
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here
-            poster.accept(wrId);
+            poster.post(wrId, signaled);
         } catch (RuntimeException e) {
             posted.remove(wrId);
             giveBack(slot);
@@ -237,7 +266,8 @@ final class RcConnection {
     }
 
     /**
-     * Completes the request of {@code wc}, copying the bytes of a staged receive first and freeing its slot.
+     * Completes the request of {@code wc}, copying the bytes of a staged receive first and freeing its slot. A
+     * send-queue request first completes the unsignaled requests posted before it, as successful.
      *
      * @return the request, or null when it was already completed (flushed by a close)
      */
@@ -245,6 +275,11 @@ final class RcConnection {
         Posted p = posted.remove(wc.wrId());
         if (p == null) {
             return null;
+        }
+        if (p.request().kind() != WorkRequest.Kind.RECEIVE) {
+            for (long covered : signaling.coveredBy(wc.wrId())) {
+                completeCovered(covered);
+            }
         }
         byte[] data = null;
         if (p.request().kind() == WorkRequest.Kind.RECEIVE && p.slot() >= 0) {
@@ -264,12 +299,26 @@ final class RcConnection {
         return p.request();
     }
 
+    /** Completes unsignaled request {@code wrId} as successful: a later signaled one completed (RC's order). */
+    private void completeCovered(long wrId) {
+        Posted p = posted.remove(wrId);
+        if (p == null) {
+            return; // it failed, with a completion of its own, or was flushed
+        }
+        giveBack(p.slot());
+        p.request().complete(new WorkCompletion(wrId, Layout.IBV_WC_SUCCESS, opcodeOf(p.request().kind()), 0, 0, 0,
+            qpNumber, 0, 0), null);
+    }
+
     private static String postFunction(WorkRequest.Kind kind) {
         return kind == WorkRequest.Kind.RECEIVE ? "ibv_post_recv" : "ibv_post_send";
     }
 
-    /** The opcode a flushed request of {@code kind} is reported with (a failed completion's own is undefined). */
-    private static WcOpcode flushedOpcode(WorkRequest.Kind kind) {
+    /**
+     * The opcode a request of {@code kind} is reported with when the connector completes it: flushed (a failed
+     * completion's own opcode is undefined), or covered by a later signaled request.
+     */
+    private static WcOpcode opcodeOf(WorkRequest.Kind kind) {
         return switch (kind) {
             case SEND -> WcOpcode.SEND;
             case RECEIVE -> WcOpcode.RECV;
@@ -317,7 +366,7 @@ final class RcConnection {
             Posted p = posted.remove(wrId);
             if (p != null) {
                 WorkRequest.Kind kind = p.request().kind();
-                WcOpcode opcode = flushedOpcode(kind);
+                WcOpcode opcode = opcodeOf(kind);
                 WorkCompletion flushed = new WorkCompletion(wrId, Layout.IBV_WC_WR_FLUSH_ERR, opcode, 0, 0, 0,
                     qpNumber, 0, 0);
                 if (removal != null) {

@@ -11,9 +11,10 @@ import org.rdmaconnector.connector.WorkRequest;
  * the operation needs. What only the peer knows (whether the rkey is still valid) shows in the work completion.
  *
  * @param immediateData the immediate data of a WRITE_WITH_IMMEDIATE (host order), else 0
+ * @param signaled whether it asks for a work completion of its own on success (see {@link SelectiveSignaling})
  */
 record RdmaOperation(Opcode opcode, MemoryRegion local, int offset, int length, RemoteRegion remote,
-                     int remoteOffset, int immediateData) {
+                     int remoteOffset, int immediateData, boolean signaled) {
     /** The one-sided operations, with the remote access each needs. */
     enum Opcode {
         WRITE("RDMA WRITE", RemoteAccess.WRITE, WorkRequest.Kind.RDMA_WRITE),
@@ -66,18 +67,20 @@ record RdmaOperation(Opcode opcode, MemoryRegion local, int offset, int length, 
         }
     }
 
-    static RdmaOperation write(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
-        return new RdmaOperation(Opcode.WRITE, local, offset, length, remote, remoteOffset, 0);
+    static RdmaOperation write(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset,
+                               boolean signaled) {
+        return new RdmaOperation(Opcode.WRITE, local, offset, length, remote, remoteOffset, 0, signaled);
     }
 
     static RdmaOperation writeWithImmediate(MemoryRegion local, int offset, int length, RemoteRegion remote,
-                                            int remoteOffset, int immediateData) {
+                                            int remoteOffset, int immediateData, boolean signaled) {
         return new RdmaOperation(Opcode.WRITE_WITH_IMMEDIATE, local, offset, length, remote, remoteOffset,
-            immediateData);
+            immediateData, signaled);
     }
 
-    static RdmaOperation read(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset) {
-        return new RdmaOperation(Opcode.READ, local, offset, length, remote, remoteOffset, 0);
+    static RdmaOperation read(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset,
+                              boolean signaled) {
+        return new RdmaOperation(Opcode.READ, local, offset, length, remote, remoteOffset, 0, signaled);
     }
 
     /** The kind of the work request it is posted as. */

@@ -124,20 +124,23 @@ class ActivationTest {
 
             @Override
             public org.rdmaconnector.connector.WorkRequest write(org.rdmaconnector.connector.MemoryRegion local,
-                    int offset, int length, org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset) {
+                    int offset, int length, org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset,
+                    boolean signaled) {
                 throw new UnsupportedOperationException();
             }
 
             @Override
             public org.rdmaconnector.connector.WorkRequest writeWithImmediate(
                     org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
-                    org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset, int immediateData) {
+                    org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset, int immediateData,
+                    boolean signaled) {
                 throw new UnsupportedOperationException();
             }
 
             @Override
             public org.rdmaconnector.connector.WorkRequest read(org.rdmaconnector.connector.MemoryRegion local,
-                    int offset, int length, org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset) {
+                    int offset, int length, org.rdmaconnector.connector.RemoteRegion remote, int remoteOffset,
+                    boolean signaled) {
                 throw new UnsupportedOperationException();
             }
 

@@ -110,7 +110,8 @@ class ConnectionHandleTest {
         }
 
         @Override
-        public WorkRequest send(org.rdmaconnector.connector.MemoryRegion region, int offset, int length) {
+        public WorkRequest send(org.rdmaconnector.connector.MemoryRegion region, int offset, int length,
+                                boolean signaled) {
             throw new UnsupportedOperationException();
         }
 
@@ -131,19 +132,20 @@ class ConnectionHandleTest {
 
         @Override
         public WorkRequest write(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
-                                 RemoteRegion remote, int remoteOffset) {
+                                 RemoteRegion remote, int remoteOffset, boolean signaled) {
             throw new UnsupportedOperationException();
         }
 
         @Override
         public WorkRequest writeWithImmediate(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
-                                              RemoteRegion remote, int remoteOffset, int immediateData) {
+                                              RemoteRegion remote, int remoteOffset, int immediateData,
+                                              boolean signaled) {
             throw new UnsupportedOperationException();
         }
 
         @Override
         public WorkRequest read(org.rdmaconnector.connector.MemoryRegion local, int offset, int length,
-                                RemoteRegion remote, int remoteOffset) {
+                                RemoteRegion remote, int remoteOffset, boolean signaled) {
             throw new UnsupportedOperationException();
         }
 

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -44,7 +45,8 @@ import org.rdmaconnector.verbs.TestProbes;
  * immediate and READ in both directions with every byte compared, the listener's endpoint given each WRITE with
  * immediate as a receive with its immediate data (more of them than it has receive buffers, so each receive is
  * posted again), a WRITE to a region registered without remote write ending that connection with
- * {@code IBV_WC_REM_ACCESS_ERR} while another connection goes on, and a region's rkey refused once it is closed.
+ * {@code IBV_WC_REM_ACCESS_ERR} while another connection goes on, a region's rkey refused once it is closed, and
+ * unsignaled requests completed by the signaled one after them (selective signaling).
  * Regions are handed over as {@link RemoteRegion} bytes in messages. Nothing is left open: fds, threads, direct
  * memory and the kernel's RDMA objects (memory regions included) are back to the baseline after each test.
  */
@@ -92,14 +94,13 @@ class OneSidedDeviceTest {
     @Test
     void writesWritesWithImmediateAndReadsCarryEveryByteBothWays() throws Exception {
         try (RdmaConnection client = factory.getConnection()) {
-            RdmaEndpoint endpoint = client.connect(address, Loopback.TIMEOUT);
-            InboundConnection inbound = accepted(0);
-            MemoryRegion clientRegion = client.register(ByteBuffer.allocateDirect(REGION), READ_WRITE);
-            MemoryRegion serverRegion = inbound.register(ByteBuffer.allocateDirect(REGION), READ_WRITE);
-            fill(clientRegion, 1);
-            fill(serverRegion, 2);
-            RemoteRegion serverRemote = handToClient(inbound, endpoint, serverRegion);
-            RemoteRegion clientRemote = handToListener(endpoint, clientRegion);
+            Pair pair = connectedWithRegions(client, 1, 2);
+            RdmaEndpoint endpoint = pair.endpoint();
+            InboundConnection inbound = pair.inbound();
+            MemoryRegion clientRegion = pair.clientRegion();
+            MemoryRegion serverRegion = pair.serverRegion();
+            RemoteRegion serverRemote = pair.serverRemote();
+            RemoteRegion clientRemote = pair.clientRemote();
             assertEquals(serverRegion.remoteRegion(), serverRemote, "decoded as encoded");
 
             // client -> listener: a WRITE, then a WRITE with immediate; RC's order puts both in place before the
@@ -150,6 +151,69 @@ class OneSidedDeviceTest {
                 assertEquals(i, notification.workCompletion().immediateData());
                 assertEquals(0, notification.workCompletion().byteLength());
             }
+            assertTrue(endpoint.isConnected() && inbound.isConnected(), "both ends are still connected");
+            endpoint.close();
+        }
+    }
+
+    @Test
+    void unsignaledRequestsCompleteWithTheNextSignaledOneAndMakeNoCompletionOfTheirOwn() throws Exception {
+        try (RdmaConnection client = factory.getConnection()) {
+            Pair pair = connectedWithRegions(client, 8, 9);
+            RdmaEndpoint endpoint = pair.endpoint();
+            InboundConnection inbound = pair.inbound();
+
+            // 32 WRITEs of 1 KiB and 16 READs of 1 KiB, one in 16 signaled: three completions for 48 requests
+            long completionsBefore = client.channels().completionsRead();
+            List<WorkRequest> requests = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                requests.add(endpoint.write(pair.clientRegion(), i * 1024, 1024, pair.serverRemote(), i * 1024,
+                    i % 16 == 15));
+            }
+            for (int i = 0; i < 16; i++) {
+                requests.add(endpoint.read(pair.clientRegion(), 32768 + i * 1024, 1024, pair.serverRemote(),
+                    32768 + i * 1024, i == 15));
+            }
+            assertSuccess(requests.get(requests.size() - 1), WcOpcode.RDMA_READ);
+            for (int i = 0; i < requests.size(); i++) {
+                WorkRequest r = requests.get(i);
+                assertTrue(r.isDone() && r.result().isSuccess(), "request " + i + " completed with the signaled one "
+                    + "after it: " + r);
+                assertEquals(r.wrId(), r.result().wrId());
+                assertEquals(i < 32 ? WcOpcode.RDMA_WRITE : WcOpcode.RDMA_READ, r.result().opcode(), r.toString());
+            }
+            assertEquals(3, client.channels().completionsRead() - completionsBefore,
+                "only the signaled requests made work completions");
+            assertArrayEquals(pattern(8, 0, 32768), bytes(pair.serverRegion(), 0, 32768), "every WRITE is in place");
+            assertArrayEquals(pattern(9, 32768, 16384), bytes(pair.clientRegion(), 32768, 16384),
+                "every READ is in place");
+
+            // three times the send queue's depth unsignaled, never more than that depth outstanding: the connector
+            // signals one in every depth on its own, or the oldest request would never complete and the send queue
+            // would stay full
+            int depth = ChannelSettings.DEFAULTS.maxSendWr();
+            List<WorkRequest> window = new ArrayList<>();
+            for (int i = 0; i < 3 * depth; i++) {
+                if (i >= depth) {
+                    assertSuccess(window.get(i - depth), WcOpcode.RDMA_WRITE);
+                }
+                window.add(endpoint.write(pair.clientRegion(), 0, 64, pair.serverRemote(), 0, false));
+            }
+            assertSuccess(endpoint.write(pair.clientRegion(), 0, 0, pair.serverRemote(), 0, true), WcOpcode.RDMA_WRITE);
+            assertTrue(window.stream().allMatch(r -> r.isDone() && r.result().isSuccess()), "all completed");
+
+            // the listener's unsignaled requests reach no CompletionListener; its signaled one does (its first
+            // writes: the completions of a connection are delivered in order, so any of the others came first)
+            for (int i = 0; i < 3; i++) {
+                inbound.write(pair.serverRegion(), 0, 1024, pair.clientRemote(), 0, false);
+            }
+            WorkRequest last = inbound.write(pair.serverRegion(), 0, 1024, pair.clientRemote(), 0, true);
+            assertSuccess(last, WcOpcode.RDMA_WRITE);
+            await("the listener's endpoint saw its signaled write", () -> recorder.sends().stream()
+                .anyMatch(c -> c.workCompletion().wrId() == last.wrId()));
+            List<MessageCompletion> writes = recorder.sends().stream()
+                .filter(c -> c.workCompletion().opcode() == WcOpcode.RDMA_WRITE).toList();
+            assertEquals(1, writes.size(), "only the signaled write was delivered: " + writes);
             assertTrue(endpoint.isConnected() && inbound.isConnected(), "both ends are still connected");
             endpoint.close();
         }
@@ -225,6 +289,25 @@ class OneSidedDeviceTest {
             await("the endpoint is disconnected", () -> !endpoint.isConnected());
             await("the listener's end is gone", () -> listener.connectionCount() == 0);
         }
+    }
+
+    /** A client endpoint and its accepted connection, each with a region of remote read and write handed over. */
+    private record Pair(RdmaEndpoint endpoint, InboundConnection inbound, MemoryRegion clientRegion,
+                        MemoryRegion serverRegion, RemoteRegion serverRemote, RemoteRegion clientRemote) {
+    }
+
+    /** Connects through {@code client}; the regions are filled with the patterns of the two seeds. */
+    private Pair connectedWithRegions(RdmaConnection client, int clientSeed, int serverSeed)
+        throws InterruptedException {
+        RdmaEndpoint endpoint = client.connect(address, Loopback.TIMEOUT);
+        InboundConnection inbound = accepted(0);
+        MemoryRegion clientRegion = client.register(ByteBuffer.allocateDirect(REGION), READ_WRITE);
+        MemoryRegion serverRegion = inbound.register(ByteBuffer.allocateDirect(REGION), READ_WRITE);
+        fill(clientRegion, clientSeed);
+        fill(serverRegion, serverSeed);
+        RemoteRegion serverRemote = handToClient(inbound, endpoint, serverRegion);
+        return new Pair(endpoint, inbound, clientRegion, serverRegion, serverRemote,
+            handToListener(endpoint, clientRegion));
     }
 
     /** The connection the listener accepted {@code index}-th in this test, once ESTABLISHED. */
