@@ -3,10 +3,10 @@
 #  - event-mode ping-pong: rdma-core's `ibv_rc_pingpong -e` beside RcPingPong (rdma-native), same size and count,
 #    in the C tool's loop and in the event engine's (drain, busy-poll, re-arm) with three busy-poll budgets;
 #  - the layered echo (LayeredEcho): 64 B and 4 KiB messages, one at a time and 16 outstanding, through raw verbs
-#    (a), through the connector's client and hub listener (b), through the same client against an OSGi
-#    whiteboard listener in Felix (c, it/felix's FelixEchoServer), and against WildFly's MDBs (d: the example's
-#    echo service, the rar and rdma-example.war deployed in one server boot for the four runs, by it/vm/appserver.sh):
-#    messages/s, p50/p99, CPU, server bytes/message (not for WildFly);
+#    (a), through the connector's client and hub listener (b; and b', the listener echoing unsignaled), through the
+#    same client against an OSGi whiteboard listener in Felix (c, it/felix's FelixEchoServer), and against WildFly's
+#    MDBs (d: the example's echo service, the rar and rdma-example.war deployed in one server boot for the four
+#    runs, by it/vm/appserver.sh): messages/s, p50/p99, CPU, server bytes/message (not for WildFly);
 #  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps.
 #  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
 #    beside ConnectorPerftest.
@@ -115,7 +115,7 @@ layered() {
 port=18800
 for msg in 64 4096; do
     for window in 1 16; do
-        for layer in raw connector felix; do
+        for layer in raw connector unsignaled felix; do
             port=\$((port + 1))
             echo "== layered echo: \$layer, \$msg bytes, window \$window"
             layered \$layer \$msg \$window \$port
@@ -157,7 +157,7 @@ done
 layered=""
 for msg in 64 4096; do
     for window in 1 16; do
-        for layer in raw connector felix wildfly; do
+        for layer in raw connector unsignaled felix wildfly; do
             c=$share/layered-$layer-$msg-$window-client.txt
             srv=$share/layered-$layer-$msg-$window-server.txt
             line=$(grep -m1 '^result' "$c" 2>/dev/null || true)
@@ -197,6 +197,7 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n
         if (l[i] == "raw") { rawrate[key] = l[i + 3] }
         if (l[i] == "connector") { connrate[key] = l[i + 3] }
         ratio = l[i] == "connector" && rawrate[key] > 0 ? sprintf("(b)/(a) %.2f", l[i + 3] / rawrate[key]) \
+            : l[i] == "unsignaled" && rawrate[key] > 0 ? sprintf("(b')/(a) %.2f", l[i + 3] / rawrate[key]) \
             : l[i] == "felix" && connrate[key] > 0 ? sprintf("(c)/(b) %.2f", l[i + 3] / connrate[key]) \
             : l[i] == "wildfly" && connrate[key] > 0 ? sprintf("(d)/(b) %.2f", l[i + 3] / connrate[key]) : ""
         alloc = l[i + 7] < 0 ? "-" : sprintf("%.1f", l[i + 7])

@@ -26,11 +26,23 @@ public interface InboundConnection extends RemoteMemoryAccess {
 
     /**
      * Sends {@code message} (at most the listener's receive buffer size) from one of the connection's registered
-     * send slots; its completion also reaches the CompletionListeners.
+     * send slots, signaled; its completion also reaches the CompletionListeners.
      *
      * @throws IllegalStateException when the connection is not established or every send slot is in flight
      */
-    WorkRequest send(byte[] message);
+    default WorkRequest send(byte[] message) {
+        return send(message, true);
+    }
+
+    /**
+     * As {@link #send(byte[])}, signaled or not (see {@link RemoteMemoryAccess}, selective signaling): an unsignaled
+     * send reaches no CompletionListener, and keeps its slot until a later signaled request completes; the send that
+     * takes the last free slot is signaled anyway. An echo that sends unsignaled costs one delivery per message
+     * instead of two.
+     *
+     * @throws IllegalStateException when the connection is not established or every send slot is in flight
+     */
+    WorkRequest send(byte[] message, boolean signaled);
 
     /**
      * Registers {@code buffer} (direct) with the protection domain of this connection's queue pair, for its RDMA

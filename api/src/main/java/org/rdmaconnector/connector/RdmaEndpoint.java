@@ -37,11 +37,22 @@ public interface RdmaEndpoint extends RemoteMemoryAccess, AutoCloseable {
 
     /**
      * Copies {@code message} (at most {@value #MAX_STAGED_MESSAGE} bytes) into one of the endpoint's registered send
-     * slots and posts it. There are as many slots as the queue pair's send depth.
+     * slots and posts it, signaled. There are as many slots as the queue pair's send depth.
      *
      * @throws IllegalStateException when every slot is still in flight (wait for earlier sends first)
      */
-    WorkRequest send(byte[] message);
+    default WorkRequest send(byte[] message) {
+        return send(message, true);
+    }
+
+    /**
+     * As {@link #send(byte[])}, signaled or not (see {@link RemoteMemoryAccess}, selective signaling). An unsignaled
+     * send keeps its slot until a later signaled request completes; the send that takes the last free slot is
+     * signaled anyway.
+     *
+     * @throws IllegalStateException when every slot is still in flight
+     */
+    WorkRequest send(byte[] message, boolean signaled);
 
     /** Posts a receive into {@code length} bytes at {@code offset} of {@code region} (ibv_post_recv(3)). */
     WorkRequest receive(MemoryRegion region, int offset, int length);

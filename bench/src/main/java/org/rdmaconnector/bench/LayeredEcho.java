@@ -38,7 +38,10 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  *     poll for {@code -Dlayered.busyPollMicros}, default the engine's 50 us, then arm and wait);
  * <li>{@code connector}: the connector's API, a client channel set ({@link ChannelSet}, what a pool lends) and an
  *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java listener ({@link PlainSink}); both
- *     engines busy-poll for the same budget.
+ *     engines busy-poll for the same budget;
+ * <li>{@code unsignaled}: as {@code connector}, with the listener's echoes sent unsignaled (selective signaling):
+ *     the listener is given each message and not each echo's send completion, one delivery per message instead of
+ *     two; what an application that need not see its sends complete can choose.
  * </ul>
  * Layer (c), an OSGi whiteboard listener in Felix, has its server in the it/felix test jar ({@code FelixEchoServer});
  * {@code client felix} is the connector's client against it. Layer (d), WildFly's MDBs, is {@code client connector}
@@ -46,8 +49,8 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
  * bytes its JVM allocated per echoed message over the timed part (every thread), from the CQ to the listener and
  * back. The first {@code WARMUP} messages are untimed.
- * Usage: {@code LayeredEcho server raw|connector PORT SIZE WINDOW COUNT WARMUP} and
- * {@code LayeredEcho client raw|connector|felix ADDRESS PORT SIZE WINDOW COUNT WARMUP}.
+ * Usage: {@code LayeredEcho server raw|connector|unsignaled PORT SIZE WINDOW COUNT WARMUP} and
+ * {@code LayeredEcho client raw|connector|unsignaled|felix ADDRESS PORT SIZE WINDOW COUNT WARMUP}.
  */
 public final class LayeredEcho {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -60,10 +63,10 @@ public final class LayeredEcho {
     public static void main(String[] args) throws Exception {
         boolean client = args.length == 8 && args[0].equals("client");
         if (!client && !(args.length == 7 && args[0].equals("server"))
-            || !Arrays.asList(client ? new String[] {"raw", "connector", "felix"} : new String[] {"raw", "connector"})
-            .contains(args[1])) {
-            System.err.println("usage: LayeredEcho server raw|connector PORT SIZE WINDOW COUNT WARMUP"
-                + " | client raw|connector|felix ADDRESS PORT SIZE WINDOW COUNT WARMUP");
+            || !Arrays.asList(client ? new String[] {"raw", "connector", "unsignaled", "felix"}
+                : new String[] {"raw", "connector", "unsignaled"}).contains(args[1])) {
+            System.err.println("usage: LayeredEcho server raw|connector|unsignaled PORT SIZE WINDOW COUNT WARMUP"
+                + " | client raw|connector|unsignaled|felix ADDRESS PORT SIZE WINDOW COUNT WARMUP");
             System.exit(2);
         }
         boolean raw = args[1].equals("raw");
@@ -81,7 +84,7 @@ public final class LayeredEcho {
         } else if (raw) {
             rawServer(port, size, window, count, warmup);
         } else {
-            connectorServer(port, size, window, count, warmup);
+            connectorServer(port, size, window, count, warmup, !args[1].equals("unsignaled"));
         }
     }
 
@@ -216,8 +219,8 @@ public final class LayeredEcho {
         return timings;
     }
 
-    private static void connectorServer(int port, int size, int window, int count, int warmup)
-        throws InterruptedException {
+    private static void connectorServer(int port, int size, int window, int count, int warmup,
+                                        boolean signaledEcho) throws InterruptedException {
         ServerCount served = new ServerCount(count, warmup);
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("layered-server", 2)) {
             busyPolling(runtime);
@@ -228,7 +231,7 @@ public final class LayeredEcho {
                     }
                 }, completion -> {
                     if (completion.isReceive() && completion.isSuccess()) {
-                        completion.connection().send(completion.data());
+                        completion.connection().send(completion.data(), signaledEcho);
                         served.echoed();
                     }
                 }));

@@ -512,9 +512,9 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     }
 
     @Override
-    public WorkRequest send(byte[] message) {
+    public WorkRequest send(byte[] message, boolean signaled) {
         requireOpen();
-        return wire.send(message);
+        return wire.send(message, signaled);
     }
 
     @Override

@@ -604,8 +604,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         }
 
         @Override
-        public WorkRequest send(byte[] message) {
-            return established("ibv_post_send").sendStaged(message);
+        public WorkRequest send(byte[] message, boolean signaled) {
+            return established("ibv_post_send").sendStaged(message, signaled);
         }
 
         @Override

@@ -100,8 +100,8 @@ final class CmWire implements ConnectionWire {
     }
 
     @Override
-    public WorkRequest send(byte[] message) {
-        return allocated().sendStaged(message);
+    public WorkRequest send(byte[] message, boolean signaled) {
+        return allocated().sendStaged(message, signaled);
     }
 
     @Override

@@ -36,8 +36,8 @@ interface ConnectionWire {
     /** rdma_disconnect(3), at most once (our own DREQ, or the DREP answering the peer's). */
     void disconnect();
 
-    /** Sends {@code message} from a staged send slot. */
-    WorkRequest send(byte[] message);
+    /** Sends {@code message} from a staged send slot, signaled or not. */
+    WorkRequest send(byte[] message, boolean signaled);
 
     /** Registers {@code buffer} with the queue pair's protection domain; deregistered by {@link #destroy()}. */
     MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess);

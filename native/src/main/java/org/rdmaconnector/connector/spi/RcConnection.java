@@ -58,7 +58,7 @@ final class RcConnection {
     // set once, before the posted requests are failed: a post that sees it unset is failed by deviceRemoved
     private volatile DeviceRemoval removal;
 
-    private record Posted(PostedRequest request, int slot) {
+    private record Posted(PostedRequest request, int slot, boolean signaled) {
     }
 
     /** Posts one work request with the id it is given, signaled or not (receives are always signaled). */
@@ -116,8 +116,11 @@ final class RcConnection {
         return slotSize;
     }
 
-    /** Copies {@code message} into a free send slot and posts it. */
-    WorkRequest sendStaged(byte[] message) {
+    /**
+     * Copies {@code message} into a free send slot and posts it; unsignaled when asked, unless it took the last free
+     * slot: the slots of unsignaled sends come back only when a later signaled request completes.
+     */
+    WorkRequest sendStaged(byte[] message, boolean signaled) {
         if (message == null) {
             throw new IllegalArgumentException("message must not be null");
         }
@@ -126,18 +129,20 @@ final class RcConnection {
                 + slotSize + " bytes); register a buffer and send from it");
         }
         int slot = take(freeSend, WorkRequest.Kind.SEND, sendSlots);
+        boolean lastSlot;
         synchronized (this) {
             if (closed) {
                 throw new IllegalStateException("the connection is closed");
             }
             stagingMemory.write((long) slot * slotSize, message, 0, message.length);
+            lastSlot = freeSend.isEmpty();
         }
         // a message that fits the inline data the queue pair was granted (MaxInlineData) is sent inline
         boolean inline = message.length > 0 && message.length <= qp.capabilities().maxInlineData();
         int offset = slot * slotSize;
-        return post(WorkRequest.Kind.SEND, slot, true, inline
-            ? (wrId, signaled) -> qp.postSendInline(staging, offset, message.length, wrId, signaled)
-            : (wrId, signaled) -> qp.postSend(staging, offset, message.length, wrId, signaled));
+        return post(WorkRequest.Kind.SEND, slot, signaled || lastSlot, inline
+            ? (wrId, signal) -> qp.postSendInline(staging, offset, message.length, wrId, signal)
+            : (wrId, signal) -> qp.postSend(staging, offset, message.length, wrId, signal));
     }
 
     /**
@@ -253,7 +258,7 @@ final class RcConnection {
 
     private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster, long wrId) {
         PostedRequest request = new PostedRequest(wrId, kind);
-        posted.put(wrId, new Posted(request, slot));
+        posted.put(wrId, new Posted(request, slot, signaled));
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here
             poster.post(wrId, signaled);
@@ -272,9 +277,15 @@ final class RcConnection {
      * @return the request, or null when it was already completed (flushed by a close)
      */
     WorkRequest complete(WorkCompletion wc) {
-        Posted p = posted.remove(wc.wrId());
+        Posted p = posted.get(wc.wrId());
         if (p == null) {
             return null;
+        }
+        if (!p.signaled()) { // its own completion: a failure, or a flush; before the remove, for outstanding()
+            signaling.completedAlone(wc.wrId());
+        }
+        if (posted.remove(wc.wrId()) == null) {
+            return null; // flushed by a close meanwhile
         }
         if (p.request().kind() != WorkRequest.Kind.RECEIVE) {
             for (long covered : signaling.coveredBy(wc.wrId())) {
@@ -349,9 +360,12 @@ final class RcConnection {
         endPosted(removal);
     }
 
-    /** Requests posted and not yet completed. */
+    /**
+     * Requests posted whose work completion is still to come: not those unsignaled requests that wait for a later
+     * signaled one, which may be done already (a done unsignaled request makes no completion, not even a flush).
+     */
     int outstanding() {
-        return posted.size();
+        return posted.size() - signaling.uncovered();
     }
 
     /** Completes every posted request as flushed (IBV_WC_WR_FLUSH_ERR) and returns them. */

@@ -52,9 +52,13 @@ final class SelectiveSignaling {
 
     /**
      * Removes and returns the unsignaled requests posted before {@code signaledWrId}, whose work completion has just
-     * been polled, oldest first. Some of them may have completed already, through a failure of their own.
+     * been polled, oldest first. Those that completed alone are not among them.
      */
     synchronized long[] coveredBy(long signaledWrId) {
+        Long oldest = unsignaled.peekFirst();
+        if (oldest == null || oldest >= signaledWrId) {
+            return NONE; // the common case, without an iterator
+        }
         int n = 0;
         for (Long wrId : unsignaled) {
             if (wrId >= signaledWrId) {
@@ -72,7 +76,12 @@ final class SelectiveSignaling {
         return covered;
     }
 
-    /** Unsignaled requests not yet covered by a signaled completion. */
+    /** Forgets unsignaled request {@code wrId}: it made a completion of its own (a failure, or a flush). */
+    synchronized void completedAlone(long wrId) {
+        unsignaled.remove(wrId);
+    }
+
+    /** Unsignaled requests neither covered by a signaled completion nor completed alone. */
     synchronized int uncovered() {
         return unsignaled.size();
     }

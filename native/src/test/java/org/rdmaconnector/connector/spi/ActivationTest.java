@@ -112,7 +112,7 @@ class ActivationTest {
             }
 
             @Override
-            public org.rdmaconnector.connector.WorkRequest send(byte[] message) {
+            public org.rdmaconnector.connector.WorkRequest send(byte[] message, boolean signaled) {
                 throw new UnsupportedOperationException();
             }
 

@@ -116,7 +116,7 @@ class ConnectionHandleTest {
         }
 
         @Override
-        public WorkRequest send(byte[] message) {
+        public WorkRequest send(byte[] message, boolean signaled) {
             throw new UnsupportedOperationException();
         }
 

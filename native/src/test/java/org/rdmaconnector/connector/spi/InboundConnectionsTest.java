@@ -734,7 +734,7 @@ class InboundConnectionsTest {
         }
 
         @Override
-        public WorkRequest send(byte[] message) {
+        public WorkRequest send(byte[] message, boolean signaled) {
             calls.add("send " + new String(message, StandardCharsets.UTF_8));
             return post(WorkRequest.Kind.SEND);
         }

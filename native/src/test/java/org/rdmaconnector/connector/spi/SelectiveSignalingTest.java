@@ -34,6 +34,17 @@ class SelectiveSignalingTest {
     }
 
     @Test
+    void aRequestThatCompletedAloneIsNotCovered() {
+        SelectiveSignaling signaling = new SelectiveSignaling(16);
+        post(signaling, 1, false);
+        post(signaling, 2, false);
+        post(signaling, 3, true);
+        signaling.completedAlone(2); // failed: its own completion
+        assertEquals(1, signaling.uncovered());
+        assertArrayEquals(new long[] {1}, signaling.coveredBy(3));
+    }
+
+    @Test
     void atMostDepthLessOneRequestsInARowGoUnsignaled() {
         SelectiveSignaling signaling = new SelectiveSignaling(4);
         for (long wrId = 1; wrId <= 3; wrId++) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -46,7 +47,8 @@ import org.rdmaconnector.verbs.TestProbes;
  * immediate as a receive with its immediate data (more of them than it has receive buffers, so each receive is
  * posted again), a WRITE to a region registered without remote write ending that connection with
  * {@code IBV_WC_REM_ACCESS_ERR} while another connection goes on, a region's rkey refused once it is closed, and
- * unsignaled requests completed by the signaled one after them (selective signaling).
+ * unsignaled requests completed by the signaled one after them (selective signaling: WRITEs and READs of a client,
+ * WRITEs and staged sends of a listener, which reach no CompletionListener).
  * Regions are handed over as {@link RemoteRegion} bytes in messages. Nothing is left open: fds, threads, direct
  * memory and the kernel's RDMA objects (memory regions included) are back to the baseline after each test.
  */
@@ -214,6 +216,44 @@ class OneSidedDeviceTest {
             List<MessageCompletion> writes = recorder.sends().stream()
                 .filter(c -> c.workCompletion().opcode() == WcOpcode.RDMA_WRITE).toList();
             assertEquals(1, writes.size(), "only the signaled write was delivered: " + writes);
+            assertTrue(endpoint.isConnected() && inbound.isConnected(), "both ends are still connected");
+            endpoint.close();
+        }
+    }
+
+    @Test
+    void aListenersUnsignaledSendsFreeTheirSlotsWithTheSignaledOneAfterThem() throws Exception {
+        try (RdmaConnection client = factory.getConnection()) {
+            RdmaEndpoint endpoint = client.connect(address, Loopback.TIMEOUT);
+            InboundConnection inbound = accepted(0);
+            int messages = 3 * RECEIVE_BUFFERS;
+            List<WorkRequest> receives = new ArrayList<>();
+            for (int i = 0; i < messages; i++) {
+                receives.add(endpoint.receive());
+            }
+            // the listener's connection has RECEIVE_BUFFERS send slots and a send queue as deep: the send taking the
+            // last free slot is signaled whatever was asked, and its completion frees the slots before it (without
+            // it the next send would find every slot in flight)
+            List<WorkRequest> sends = new ArrayList<>();
+            for (int i = 0; i < messages; i++) {
+                sends.add(inbound.send(("message " + i).getBytes(StandardCharsets.UTF_8), false));
+                if (i % RECEIVE_BUFFERS == RECEIVE_BUFFERS - 1) {
+                    assertSuccess(sends.get(i), WcOpcode.SEND);
+                    assertTrue(sends.stream().allMatch(WorkRequest::isDone), "the unsignaled sends before it too");
+                }
+            }
+            for (int i = 0; i < messages; i++) {
+                WorkCompletion received = receives.get(i).await(Loopback.TIMEOUT);
+                assertNotNull(received, "message " + i + " arrived");
+                assertEquals("message " + i, new String(receives.get(i).data(), StandardCharsets.UTF_8));
+            }
+            long lastWrId = sends.get(messages - 1).wrId();
+            await("the listener's endpoint saw its last send", () -> recorder.sends().stream()
+                .anyMatch(c -> c.workCompletion().wrId() == lastWrId));
+            assertEquals(messages / RECEIVE_BUFFERS, recorder.sends().stream()
+                .filter(c -> c.workCompletion().opcode() == WcOpcode.SEND).count(), "one send in " + RECEIVE_BUFFERS
+                + " made a completion (delivered in order: none can follow the last); the rest reached no "
+                + "CompletionListener");
             assertTrue(endpoint.isConnected() && inbound.isConnected(), "both ends are still connected");
             endpoint.close();
         }
