@@ -10,6 +10,7 @@ public enum WcOpcode {
     /** Another opcode (atomics, memory windows, ...), or one of a failed completion, where it is undefined. */
     OTHER(-1);
 
+    private static final WcOpcode[] ALL = values();
     private final int value;
 
     WcOpcode(int value) {
@@ -28,7 +29,7 @@ public enum WcOpcode {
 
     /** The opcode of C value {@code value}; OTHER for one not listed. */
     public static WcOpcode of(int value) {
-        for (WcOpcode opcode : values()) {
+        for (WcOpcode opcode : ALL) { // values() would copy the array on every completion
             if (opcode.value == value) {
                 return opcode;
             }

@@ -71,7 +71,7 @@ public class InlineVerbBenchmark {
         static final MethodHandle POLL_SHAPE_NOT_CRITICAL = FfmDowncalls.unavailabilityCause() != null ? null
             : FfmDowncalls.downcall(false, long.class, int.class, long.class);
         ContextOps ops;
-        long pollCq;
+        Object pollCq;
 
         @Setup(Level.Trial)
         public void setUp(InlineVerbBenchmark bench) {
@@ -80,7 +80,7 @@ public class InlineVerbBenchmark {
                     + FfmDowncalls.unavailabilityCause());
             }
             ops = OpsPath.FFM.bind(bench.libc);
-            pollCq = bench.libc.pollCq();
+            pollCq = FfmDowncalls.function(bench.libc.pollCq());
             bench.check(ops);
         }
     }

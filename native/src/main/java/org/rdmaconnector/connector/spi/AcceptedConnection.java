@@ -311,9 +311,25 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      */
     private void deliver(Consumer<Runnable> delivery, Runnable after) {
         delivering.incrementAndGet();
-        AtomicInteger phase = new AtomicInteger(RUNNING);
-        delivery.accept(() -> {
-            int was = phase.getAndSet(THROUGH);
+        Through through = new Through(after);
+        delivery.accept(through);
+        if (through.compareAndSet(RUNNING, HELD)) {
+            held.incrementAndGet();
+        }
+    }
+
+    /** A delivery's {@code done}, and its phase (RUNNING, HELD, THROUGH): one object per delivery. */
+    private final class Through extends AtomicInteger implements Runnable {
+        private final Runnable after;
+
+        Through(Runnable after) {
+            super(RUNNING);
+            this.after = after;
+        }
+
+        @Override
+        public void run() {
+            int was = getAndSet(THROUGH);
             if (was == THROUGH) {
                 return;
             }
@@ -327,9 +343,6 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             } finally {
                 releaseSlotIfDone();
             }
-        });
-        if (phase.compareAndSet(RUNNING, HELD)) {
-            held.incrementAndGet();
         }
     }
 

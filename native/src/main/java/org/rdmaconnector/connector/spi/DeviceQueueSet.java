@@ -10,6 +10,7 @@ import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.engine.EventSource;
+import org.rdmaconnector.verbs.engine.OrderKey;
 import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.engine.Sources;
 
@@ -27,7 +28,9 @@ final class DeviceQueueSet implements AutoCloseable {
     private final CompletionChannel channel;
     private final CompletionQueue cq;
     private final Registration completions;
-    private final Map<Integer, QueuePairRoute> byQp = new ConcurrentHashMap<>();
+    private final Map<Integer, Route> byQp = new ConcurrentHashMap<>();
+    // a completion of a queue pair destroyed meanwhile: nothing to complete or deliver
+    private final Route unrouted = new Route(completion -> null);
     private volatile Runnable onIdle;
     private final AutoCloseableStack opened;
 
@@ -47,8 +50,20 @@ final class DeviceQueueSet implements AutoCloseable {
         }
     }
 
+    /**
+     * A queue pair's route as the engine's order key: the same object for the queue pair's life, so its completions
+     * are delivered in order through one queue the key holds, made once (not one per event).
+     */
+    private static final class Route extends OrderKey {
+        final QueuePairRoute route;
+
+        Route(QueuePairRoute route) {
+            this.route = route;
+        }
+    }
+
     /** A polled completion with its route and the request it completed. */
-    private record Polled(WorkCompletion completion, QueuePairRoute route, WorkRequest request) {
+    private record Polled(WorkCompletion completion, Route route, WorkRequest request) {
     }
 
     private DeviceQueueSet(DeviceRegistry.Lease lease, DeviceLimits.Demand demand, EventEngine engine,
@@ -64,7 +79,7 @@ final class DeviceQueueSet implements AutoCloseable {
             demand.completionVector()));
         EventSource<Polled> polled = new PolledCompletions(Sources.completions(channel));
         this.completions = opened.push(maxInFlight > 0
-            ? engine.register(polled, p -> p.route().delivered(p.completion(), p.request()), maxInFlight)
+            ? engine.register(polled, p -> p.route().route.delivered(p.completion(), p.request()), maxInFlight)
             : engine.registerOnLoop(polled, p -> { }));
     }
 
@@ -123,7 +138,7 @@ final class DeviceQueueSet implements AutoCloseable {
 
     /** Sends the completions of queue pair {@code qpNumber} to {@code route}. */
     void route(int qpNumber, QueuePairRoute route) {
-        byQp.put(qpNumber, route);
+        byQp.put(qpNumber, new Route(route));
     }
 
     /** Stops routing {@code qpNumber}'s completions (its queue pair is destroyed; a reused number starts afresh). */
@@ -170,11 +185,11 @@ final class DeviceQueueSet implements AutoCloseable {
             if (completion == null) {
                 return null;
             }
-            QueuePairRoute route = byQp.get(completion.qpNumber());
+            Route route = byQp.get(completion.qpNumber());
             if (route == null) {
-                return new Polled(completion, UNROUTED, null);
+                return new Polled(completion, unrouted, null);
             }
-            return new Polled(completion, route, route.polled(completion));
+            return new Polled(completion, route, route.route.polled(completion));
         }
 
         @Override
@@ -189,7 +204,7 @@ final class DeviceQueueSet implements AutoCloseable {
 
         @Override
         public Object orderKey(Polled polled) {
-            return cq.orderKey(polled.completion());
+            return polled.route(); // one order per queue pair, as the CQ's own key (the qp number) says
         }
 
         @Override
@@ -207,9 +222,6 @@ final class DeviceQueueSet implements AutoCloseable {
             return cq.name();
         }
     }
-
-    // a completion of a queue pair destroyed meanwhile: nothing to complete or deliver
-    private static final QueuePairRoute UNROUTED = completion -> null;
 
     /** Frees the registration, CQ, channel, PD and the lease, newest first; the first failure is thrown. */
     @Override

@@ -4,10 +4,10 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -43,7 +43,9 @@ final class Listener implements Deliveries {
     private final EventEngine engine;
     private final Scheduler scheduler;
     private final Consumer<Listener> onStopped;
-    private final List<Activation> activations = new CopyOnWriteArrayList<>();
+    // copied on change (rare), read per delivery without a lock or an iterator
+    private volatile Activation[] activations = new Activation[0];
+    private final Object activationsLock = new Object();
     private final InboundConnections connections;
     // guarded by itself; after 'devicesReleased' (stop) nothing is opened on a device again
     private final Map<String, DeviceQueueSet> perDevice = new HashMap<>();
@@ -76,7 +78,7 @@ final class Listener implements Deliveries {
     }
 
     List<Activation> activations() {
-        return List.copyOf(activations);
+        return List.of(activations);
     }
 
     /**
@@ -155,12 +157,20 @@ final class Listener implements Deliveries {
     }
 
     void add(Activation activation) {
-        activations.add(activation);
+        synchronized (activationsLock) {
+            Activation[] now = Arrays.copyOf(activations, activations.length + 1);
+            now[now.length - 1] = activation;
+            activations = now;
+        }
     }
 
     void remove(Activation activation) {
-        activations.remove(activation);
-        if (activations.isEmpty()) {
+        boolean none;
+        synchronized (activationsLock) {
+            activations = Arrays.stream(activations).filter(a -> a != activation).toArray(Activation[]::new);
+            none = activations.length == 0;
+        }
+        if (none) {
             stop();
         }
     }
@@ -282,7 +292,7 @@ final class Listener implements Deliveries {
     }
 
     private String names() {
-        return activations.stream().map(Activation::name).toList().toString();
+        return Arrays.stream(activations).map(Activation::name).toList().toString();
     }
 
     /** Stops listening: disconnects the connections (bounded wait), destroys every id, frees the device resources. */
@@ -457,8 +467,21 @@ final class Listener implements Deliveries {
 
     @Override
     public void deliver(MessageCompletion completion, Runnable done) {
+        Activation[] all = activations;
+        Activation only = null;
+        int receivers = 0;
+        for (Activation activation : all) {
+            if (activation.receivesCompletions()) {
+                only = activation;
+                receivers++;
+            }
+        }
+        if (receivers == 1) { // the common case: one endpoint, nothing to count (one message, no objects of ours)
+            only.deliver(completion, done);
+            return;
+        }
         Countdown countdown = new Countdown(done);
-        for (Activation activation : activations) {
+        for (Activation activation : all) {
             if (activation.receivesCompletions()) {
                 countdown.add();
                 activation.deliver(completion, countdown::down);
@@ -469,7 +492,7 @@ final class Listener implements Deliveries {
 
     @Override
     public boolean hasDecider() {
-        return activations.stream().anyMatch(a -> a.receivesCmEvents() && a.isDeliveryActive());
+        return Arrays.stream(activations).anyMatch(a -> a.receivesCmEvents() && a.isDeliveryActive());
     }
 
     /** Runs its task when every activation that was given an event is through with it (one count for the giver). */

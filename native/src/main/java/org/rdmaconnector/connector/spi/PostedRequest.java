@@ -6,11 +6,16 @@ import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 
-/** The connector's {@link WorkRequest}: made when a request is posted, completed or failed once by the connector. */
+/**
+ * The connector's {@link WorkRequest}: made when a request is posted, completed or failed once by the connector. Its
+ * {@link Completion} is made when someone first asks for it (or waits): most requests (a listener's receives posted
+ * again, its replies) are never waited on, and a completion's lock would be allocated for each.
+ */
 final class PostedRequest implements WorkRequest {
     private final long wrId;
     private final Kind kind;
-    private final Completion completion = new Completion();
+    // made on the first ask; guarded by this (set, and read by complete, under the lock that sets the result)
+    private volatile Completion completion;
     private volatile WorkCompletion result;
     private volatile byte[] data;
     private volatile RdmaException failure;
@@ -33,7 +38,20 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public Completion completion() {
-        return completion;
+        Completion c = completion;
+        if (c != null) {
+            return c;
+        }
+        synchronized (this) {
+            if (completion == null) {
+                Completion made = new Completion();
+                if (result != null) {
+                    made.complete(); // completed before anyone asked: its one event is there
+                }
+                completion = made;
+            }
+            return completion;
+        }
     }
 
     @Override
@@ -58,7 +76,7 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public WorkCompletion await(Duration timeout) throws InterruptedException {
-        if (!completion.waitForCompletion(timeout)) {
+        if (!completion().waitForCompletion(timeout)) {
             return null;
         }
         RdmaException f = failure;
@@ -85,6 +103,7 @@ final class PostedRequest implements WorkRequest {
     }
 
     private boolean complete(WorkCompletion workCompletion, byte[] received, RdmaException error) {
+        Completion c;
         synchronized (this) {
             if (result != null) {
                 return false;
@@ -92,8 +111,11 @@ final class PostedRequest implements WorkRequest {
             data = received;
             failure = error; // before result: whoever sees the result done sees the failure
             result = workCompletion;
+            c = completion; // one made later starts with its event (completion())
         }
-        completion.complete();
+        if (c != null) {
+            c.complete();
+        }
         return true;
     }
 

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,7 +45,7 @@ final class RcConnection {
     private final int recvSlots;
     private final ArrayDeque<Integer> freeSend = new ArrayDeque<>();
     private final ArrayDeque<Integer> freeRecv = new ArrayDeque<>();
-    private final Map<Long, Posted> posted = new ConcurrentHashMap<>();
+    private final PostedRequests<Posted> posted;
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     // also the lock of every send-queue post: work request ids grow in the send queue's order
     private final SelectiveSignaling signaling;
@@ -78,6 +77,7 @@ final class RcConnection {
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
         this.signaling = new SelectiveSignaling(capabilities.maxSendWr()); // as asked: the device may grant more
+        this.posted = new PostedRequests<>(capabilities.maxSendWr() + capabilities.maxRecvWr());
         long bytes = Math.max(1, stagingBytes(slotSize, sendSlots, recvSlots));
         Memory memory = null;
         try {
@@ -376,7 +376,7 @@ final class RcConnection {
     /** Ends every posted request as flushed, with {@code removal}'s error when it is not null; returns them. */
     private List<WorkRequest> endPosted(DeviceRemoval removal) {
         List<WorkRequest> ended = new ArrayList<>();
-        for (Long wrId : List.copyOf(posted.keySet())) {
+        for (long wrId : posted.ids()) {
             Posted p = posted.remove(wrId);
             if (p != null) {
                 WorkRequest.Kind kind = p.request().kind();

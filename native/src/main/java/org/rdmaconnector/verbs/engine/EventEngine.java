@@ -790,6 +790,9 @@ public final class EventEngine implements AutoCloseable {
 
         private void dispatch(E event) {
             Object key = source.orderKey(event);
+            if (key instanceof OrderKey held && dispatchHeld(held, event)) {
+                return;
+            }
             while (true) {
                 OrderQueue queue = key == source ? single : byKey.computeIfAbsent(key, OrderQueue::new);
                 int offered = queue.offer(event);
@@ -801,6 +804,23 @@ public final class EventEngine implements AutoCloseable {
                 }
                 // the queue emptied and left the map meanwhile: take the key's new queue
             }
+        }
+
+        // Loop thread only: the key's own queue, made on its first event and kept (never retired) while the key
+        // lives; false when the key holds another registration's queue (then it is a plain key here)
+        private boolean dispatchHeld(OrderKey key, E event) {
+            if (key.queue == null) {
+                key.queue = new OrderQueue(key, true);
+            }
+            if (!(key.queue instanceof Reg<?>.OrderQueue held) || held.registration() != this) {
+                return false;
+            }
+            @SuppressWarnings("unchecked")
+            OrderQueue queue = (OrderQueue) held;
+            if (queue.offer(event) == OrderQueue.SCHEDULE) {
+                submit(queue);
+            }
+            return true;
         }
 
         // Any thread. A refused task is kept for the loop to resubmit: never run here (the loop must not run
@@ -980,6 +1000,8 @@ public final class EventEngine implements AutoCloseable {
         /** The events of one order key; runs as a delivery task, one at a time per key. */
         final class OrderQueue implements Runnable {
             private final Object key;
+            // held by its key (OrderKey): never retired, never in the map
+            private final boolean held;
             private final java.util.ArrayDeque<E> events = new java.util.ArrayDeque<>();
             static final int QUEUED = 0;
             static final int SCHEDULE = 1;
@@ -988,7 +1010,16 @@ public final class EventEngine implements AutoCloseable {
             private boolean retired;
 
             OrderQueue(Object key) {
+                this(key, false);
+            }
+
+            OrderQueue(Object key, boolean held) {
                 this.key = key;
+                this.held = held;
+            }
+
+            Reg<E> registration() {
+                return Reg.this;
             }
 
             /** Adds an event: SCHEDULE when the caller must schedule the queue, RETIRED when it must not use it. */
@@ -1008,7 +1039,7 @@ public final class EventEngine implements AutoCloseable {
                 E event = events.poll();
                 if (event == null) {
                     scheduled = false;
-                    if (key != null) {
+                    if (key != null && !held) {
                         // a keyed queue leaves the map when empty, so idle keys cost nothing; once retired it
                         // refuses events, so a key never has two queues delivering at once
                         retired = true;

@@ -1,7 +1,9 @@
 package org.rdmaconnector.verbs.engine;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.AsyncEvent;
@@ -96,7 +98,8 @@ public final class Sources {
         // queues to poll in this pass (from an event, or unarmed ones polled again); queues polled empty and not
         // armed since, armed by armBeforeWait
         private final ArrayDeque<CompletionQueue> pending = new ArrayDeque<>();
-        private final Set<CompletionQueue> unarmed = new LinkedHashSet<>();
+        // a list, not a set: a channel has a few queues, and adding to a list allocates nothing on this hot path
+        private final List<CompletionQueue> unarmed = new ArrayList<>();
         private CompletionQueue current;
         private int index;
         // next() is in a pass: it returns null once, at the pass's end; the next call starts a pass anew
@@ -127,7 +130,9 @@ public final class Sources {
         public WorkCompletion next() {
             if (!inPass) {
                 inPass = true;
-                pending.addAll(unarmed); // busy polling, or the look after arming: poll each once more
+                for (int i = 0; i < unarmed.size(); i++) { // busy polling, or the look after arming: poll each again
+                    pending.add(unarmed.get(i));
+                }
                 unarmed.clear();
             }
             while (true) {
@@ -139,7 +144,9 @@ public final class Sources {
                     if (pollCurrent() > 0) {
                         return batch.get(index++);
                     }
-                    unarmed.add(current); // drained: armed by armBeforeWait, or polled again by the next pass
+                    if (!unarmed.contains(current)) { // drained: armed by armBeforeWait, or polled by the next pass
+                        unarmed.add(current);
+                    }
                     current = null;
                 }
                 CompletionQueue queue = pending.poll();
@@ -167,12 +174,12 @@ public final class Sources {
 
         @Override
         public boolean armBeforeWait() {
-            for (var it = unarmed.iterator(); it.hasNext(); ) {
-                CompletionQueue queue = it.next();
+            for (int i = unarmed.size() - 1; i >= 0; i--) { // by index: no iterator on the hot path
+                CompletionQueue queue = unarmed.get(i);
                 try {
                     queue.requestNotify(false);
                 } catch (IllegalStateException closedMeanwhile) {
-                    it.remove(); // its owner closed it: nothing to arm or deliver
+                    unarmed.remove(i); // its owner closed it: nothing to arm or deliver
                     seen.remove(queue);
                 }
             }

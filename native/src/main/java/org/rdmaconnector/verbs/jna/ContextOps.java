@@ -3,9 +3,10 @@ package org.rdmaconnector.verbs.jna;
 /**
  * The {@code static inline} verbs of one {@code ibv_context}: {@code ibv_poll_cq}, {@code ibv_req_notify_cq},
  * {@code ibv_post_send} and {@code ibv_post_recv} call the provider's functions in {@code ibv_context->ops}
- * ({@link OpsTable}). Each returns what its man page says; after a negative return {@link Mem#errno()} holds the
- * errno the function left. Pointers are {@code long} addresses, live while the caller holds its object. The
- * implementation is the one {@link OpsPath#chosen()} for this JVM.
+ * ({@link OpsTable}). Each returns what its man page says: {@code ibv_req_notify_cq} and the posts return the errno
+ * itself, and after a negative return of {@code ibv_poll_cq} {@link Mem#errno()} holds the errno it left (the FFM
+ * path captures errno for that call only). Pointers are {@code long} addresses, live while the caller holds its
+ * object. The implementation is the one {@link OpsPath#chosen()} for this JVM.
  */
 public interface ContextOps {
     /** {@code int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)} */

@@ -2,23 +2,23 @@ package org.rdmaconnector.verbs.jna;
 
 /**
  * The inline verbs through the JDK's FFM downcall handles ({@link FfmDowncalls}, Java 22 and later): no argument is
- * boxed, nothing is allocated per call.
+ * boxed, nothing is allocated per call (the functions are wrapped once, here).
  */
 final class FfmContextOps implements ContextOps {
-    private final long pollCq;
-    private final long reqNotifyCq;
-    private final long postSend;
-    private final long postRecv;
+    private final Object pollCq;
+    private final Object reqNotifyCq;
+    private final Object postSend;
+    private final Object postRecv;
 
     FfmContextOps(OpsTable table) {
         if (FfmDowncalls.unavailabilityCause() != null) {
             throw new IllegalStateException("FFM downcall handles are unavailable: "
                 + FfmDowncalls.unavailabilityCause(), FfmDowncalls.unavailabilityCause());
         }
-        pollCq = table.pollCq();
-        reqNotifyCq = table.reqNotifyCq();
-        postSend = table.postSend();
-        postRecv = table.postRecv();
+        pollCq = FfmDowncalls.function(table.pollCq());
+        reqNotifyCq = FfmDowncalls.function(table.reqNotifyCq());
+        postSend = FfmDowncalls.function(table.postSend());
+        postRecv = FfmDowncalls.function(table.postRecv());
     }
 
     @Override
@@ -34,10 +34,8 @@ final class FfmContextOps implements ContextOps {
 
     @Override
     public int ibv_req_notify_cq(long cq, int solicitedOnly) {
-        Object state = FfmDowncalls.callState();
         try {
-            return FfmDowncalls.keepErrno((int) FfmDowncalls.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, state, cq,
-                solicitedOnly), state);
+            return (int) FfmDowncalls.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq, solicitedOnly); // the errno itself
         } catch (Throwable t) {
             throw FfmDowncalls.unexpected(t);
         }
@@ -53,10 +51,9 @@ final class FfmContextOps implements ContextOps {
         return post(postRecv, qp, wr, badWr);
     }
 
-    private static int post(long function, long qp, long wr, long badWr) {
-        Object state = FfmDowncalls.callState();
+    private static int post(Object function, long qp, long wr, long badWr) {
         try {
-            return FfmDowncalls.keepErrno((int) FfmDowncalls.POST.invokeExact(function, state, qp, wr, badWr), state);
+            return (int) FfmDowncalls.POST.invokeExact(function, qp, wr, badWr); // the errno itself
         } catch (Throwable t) {
             throw FfmDowncalls.unexpected(t);
         }

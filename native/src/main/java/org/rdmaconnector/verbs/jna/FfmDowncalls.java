@@ -12,9 +12,9 @@ import java.lang.reflect.InvocationTargetException;
  * of the inline verbs, built by reflection so that this class compiles for, and loads on, Java 17, where
  * {@link #unavailabilityCause()} says why there are none.
  *
- * <p>Each handle has the type {@code (long function, Object callState, arguments...)int}: the function's address
- * (the provider's entry in {@code ibv_context->ops}, wrapped by {@code MemorySegment.ofAddress}), this thread's
- * errno capture ({@link #callState()}), then the C arguments, pointers as {@code long} (a pointer and a
+ * <p>{@link #POLL_CQ} has the type {@code (Object function, Object callState, arguments...)int}: the function
+ * (the provider's entry in {@code ibv_context->ops}, as {@link #function(long)} made it once: a segment made per call
+ * would be an allocation per call), this thread's errno capture ({@link #callState()}), then the C arguments, pointers as {@code long} (a pointer and a
  * {@code long} go in the same 64-bit general-purpose register on every 64-bit Linux ABI the bindings support; the
  * handles are refused where an address is not 8 bytes). No argument is boxed: held in {@code static final} fields
  * and called with {@code invokeExact}, the JIT compiles them to a direct call. errno is captured after each call
@@ -24,9 +24,16 @@ import java.lang.reflect.InvocationTargetException;
 public final class FfmDowncalls {
     /** {@code int poll_cq(struct ibv_cq *, int, struct ibv_wc *)}, critical: never blocks, no thread transition. */
     static final MethodHandle POLL_CQ;
-    /** {@code int req_notify_cq(struct ibv_cq *, int)}: a system call on some providers (rxe). */
+    /**
+     * {@code int req_notify_cq(struct ibv_cq *, int)}: a system call on some providers (rxe). Type
+     * {@code (Object function, arguments...)int}: it returns the errno itself, so none is captured (a capture costs
+     * an allocation per call in the JDK).
+     */
     static final MethodHandle REQ_NOTIFY_CQ;
-    /** {@code int post_send/post_recv(struct ibv_qp *, struct ibv_*_wr *, struct ibv_*_wr **)}: may run a system call. */
+    /**
+     * {@code int post_send/post_recv(struct ibv_qp *, struct ibv_*_wr *, struct ibv_*_wr **)}: may run a system call.
+     * Type {@code (Object function, arguments...)int}: it returns the errno itself, so none is captured.
+     */
     static final MethodHandle POST;
     private static final Throwable UNAVAILABILITY_CAUSE;
     private static final Foreign FOREIGN;
@@ -41,9 +48,9 @@ public final class FfmDowncalls {
         Throwable cause = null;
         try {
             foreign = new Foreign();
-            pollCq = foreign.downcall(true, long.class, int.class, long.class);
-            reqNotifyCq = foreign.downcall(false, long.class, int.class);
-            post = foreign.downcall(false, long.class, long.class, long.class);
+            pollCq = foreign.downcall(true, true, long.class, int.class, long.class);
+            reqNotifyCq = foreign.downcall(false, false, long.class, int.class);
+            post = foreign.downcall(false, false, long.class, long.class, long.class);
         } catch (InvocationTargetException e) {
             cause = e.getCause();
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
@@ -64,8 +71,18 @@ public final class FfmDowncalls {
         return UNAVAILABILITY_CAUSE;
     }
 
+    /** The function at {@code address} as the handles take it (a {@code MemorySegment}): make it once, keep it. */
+    public static Object function(long address) {
+        ensureAvailable();
+        try {
+            return FOREIGN.ofAddress.invoke(address);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
     /**
-     * A new handle of type {@code (long function, Object callState, parameterTypes...)int}, as the verbs' own; for
+     * A new handle of type {@code (Object function, Object callState, parameterTypes...)int}, as the verbs' own; for
      * benchmarks that compare the options. Keep it in a {@code static final} field.
      *
      * @param critical whether the call is made without a thread state transition ({@code Linker.Option.critical}):
@@ -75,7 +92,7 @@ public final class FfmDowncalls {
     public static MethodHandle downcall(boolean critical, Class<?>... parameterTypes) {
         ensureAvailable();
         try {
-            return FOREIGN.downcall(critical, parameterTypes);
+            return FOREIGN.downcall(critical, true, parameterTypes);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException("cannot build a downcall handle", e.getCause());
         } catch (ReflectiveOperationException e) {
@@ -182,24 +199,28 @@ public final class FfmDowncalls {
             }
         }
 
-        MethodHandle downcall(boolean isCritical, Class<?>... parameterTypes) throws ReflectiveOperationException {
+        /** {@code (Object function, [Object callState,] parameterTypes...)int}; the call state when {@code capture}. */
+        MethodHandle downcall(boolean isCritical, boolean capture, Class<?>... parameterTypes)
+            throws ReflectiveOperationException {
             Object layouts = Array.newInstance(memoryLayout, parameterTypes.length);
             for (int i = 0; i < parameterTypes.length; i++) {
                 Array.set(layouts, i, layoutOf(parameterTypes[i]));
             }
             Object descriptor = functionDescriptor.getMethod("of", memoryLayout, layouts.getClass())
                 .invoke(null, javaInt, layouts);
-            Object options = Array.newInstance(option, isCritical ? 2 : 1);
-            Array.set(options, 0, captureErrno);
-            if (isCritical) {
-                Array.set(options, 1, critical);
+            Object options = Array.newInstance(option, (isCritical ? 1 : 0) + (capture ? 1 : 0));
+            if (capture) {
+                Array.set(options, 0, captureErrno);
             }
-            // (MemorySegment function, MemorySegment callState, arguments...)int: a restricted method (see README)
+            if (isCritical) {
+                Array.set(options, capture ? 1 : 0, critical);
+            }
+            // (MemorySegment function, [MemorySegment callState,] arguments...)int: a restricted method (see README)
             MethodHandle handle = (MethodHandle) linkerType
                 .getMethod("downcallHandle", functionDescriptor, options.getClass())
                 .invoke(linker, descriptor, options);
-            handle = MethodHandles.filterArguments(handle, 0, ofAddress);
-            return handle.asType(handle.type().changeParameterType(1, Object.class));
+            MethodType type = handle.type().changeParameterType(0, Object.class);
+            return handle.asType(capture ? type.changeParameterType(1, Object.class) : type);
         }
 
         private Object layoutOf(Class<?> type) {

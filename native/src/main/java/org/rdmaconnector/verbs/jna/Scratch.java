@@ -20,19 +20,21 @@ public final class Scratch {
 
     /** Bytes available at {@link #address()}. */
     public static final int SIZE = 64;
-    // no lambda (withInitial): an initial value supplier is a class of ours, held by the ThreadLocal itself
-    private static final ThreadLocal<ByteBuffer> BLOCK = new ThreadLocal<>();
+    // no lambda (withInitial): an initial value supplier is a class of ours, held by the ThreadLocal itself; the
+    // value is {the buffer, its address as a Long}: JDK classes only, and the address is looked up once
+    private static final ThreadLocal<Object[]> BLOCK = new ThreadLocal<>();
 
     private Scratch() {
     }
 
     /** This thread's block. */
     public static long address() {
-        ByteBuffer block = BLOCK.get();
+        Object[] block = BLOCK.get();
         if (block == null) {
-            block = ByteBuffer.allocateDirect(SIZE);
+            ByteBuffer buffer = ByteBuffer.allocateDirect(SIZE);
+            block = new Object[] {buffer, Pointer.nativeValue(Native.getDirectBufferPointer(buffer))};
             BLOCK.set(block);
         }
-        return Pointer.nativeValue(Native.getDirectBufferPointer(block));
+        return (Long) block[1];
     }
 }

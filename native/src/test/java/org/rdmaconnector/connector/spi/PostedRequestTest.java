@@ -67,4 +67,26 @@ class PostedRequestTest {
         assertThrows(IllegalArgumentException.class, () -> new PostedRequest(4, WorkRequest.Kind.SEND).fail(
             completion(4, Layout.IBV_WC_WR_FLUSH_ERR), null));
     }
+
+    @Test
+    void itsCompletionHasOneEventWhetherAskedForBeforeOrAfterTheRequestCompleted() throws Exception {
+        PostedRequest askedAfter = new PostedRequest(5, WorkRequest.Kind.RECEIVE);
+        assertTrue(askedAfter.complete(completion(5, Layout.IBV_WC_SUCCESS), new byte[0]));
+        assertSame(askedAfter.completion(), askedAfter.completion(), "made once");
+        assertTrue(askedAfter.completion().tryWaitForCompletion(), "the event of the completed request");
+        assertFalse(askedAfter.completion().tryWaitForCompletion(), "one event only");
+
+        PostedRequest askedBefore = new PostedRequest(6, WorkRequest.Kind.RECEIVE);
+        assertFalse(askedBefore.completion().completionDone());
+        CompletableFuture<WorkCompletion> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return askedBefore.await(Duration.ofSeconds(20));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertTrue(askedBefore.complete(completion(6, Layout.IBV_WC_SUCCESS), new byte[0]));
+        assertTrue(waiter.get(20, TimeUnit.SECONDS).isSuccess(), "the waiter woke");
+        assertFalse(askedBefore.completion().tryWaitForCompletion(), "its one event was consumed");
+    }
 }

@@ -21,6 +21,11 @@ final class ContextOpsCheck {
         return new OpsTable(libc("memchr"), libc("access"), libc("memcmp"), libc("strncmp"));
     }
 
+    /** As {@link #libcTable()}, with open(path, flags, mode) in poll_cq's slot: the verb whose errno is kept. */
+    static OpsTable errnoTable() {
+        return new OpsTable(libc("open"), libc("access"), libc("memcmp"), libc("strncmp"));
+    }
+
     private static long libc(String name) {
         return Pointer.nativeValue(NativeLibrary.getInstance("c").getFunction(name));
     }
@@ -47,9 +52,21 @@ final class ContextOpsCheck {
             Mem.write(missing, "/no-such-dir\0".getBytes(StandardCharsets.US_ASCII), 0, 13);
             int fOk = 0; // access(2): F_OK, existence only
             check("req_notify_cq slot (access of /)", 0, ops.ibv_req_notify_cq(root, fOk));
-            Native.setLastError(0);
             check("req_notify_cq slot (access of a missing path)", -1, ops.ibv_req_notify_cq(missing, fOk));
-            check("errno after a failed call (ENOENT)", Layout.ENOENT, Mem.errno());
+        }
+    }
+
+    /**
+     * ibv_poll_cq keeps errno for {@link Mem#errno()}: a provider may return -1 with errno set. (The other verbs
+     * return the errno itself, so it is not kept for them.) {@code overOpen} is bound to {@link #errnoTable()}.
+     */
+    static void verifyErrno(ContextOps overOpen) {
+        try (Memory block = Mem.allocate(16)) {
+            long missing = Mem.address(block);
+            Mem.write(missing, "/no-such-dir\0".getBytes(StandardCharsets.US_ASCII), 0, 13);
+            Native.setLastError(0);
+            check("poll_cq slot (open of a missing path)", -1, overOpen.ibv_poll_cq(missing, 0, 0));
+            check("errno after a failed ibv_poll_cq (ENOENT)", Layout.ENOENT, Mem.errno());
         }
     }
 
@@ -66,6 +83,7 @@ final class ContextOpsCheck {
         }
         ContextOps ops = OpsPath.chosen().bind(libcTable());
         verify(ops);
+        verifyErrno(OpsPath.chosen().bind(errnoTable()));
         System.out.println("ContextOpsCheck passed: " + ops.path() + "; " + OpsPath.choiceReason());
     }
 }

@@ -29,12 +29,14 @@ class ContextOpsTest {
         ContextOps ops = OpsPath.JNA.bind(ContextOpsCheck.libcTable());
         assertEquals(OpsPath.JNA, ops.path());
         ContextOpsCheck.verify(ops);
+        ContextOpsCheck.verifyErrno(OpsPath.JNA.bind(ContextOpsCheck.errnoTable()));
     }
 
     @Test
     void theFfmPathDoesTheSameOnJava22OrLater(@TempDir Path dir) throws IOException, InterruptedException {
         if (Runtime.version().feature() >= ForeignJava.MIN_FEATURE && System.getenv(ForeignJava.ENV) == null) {
             ContextOpsCheck.verify(OpsPath.FFM.bind(ContextOpsCheck.libcTable()));
+            ContextOpsCheck.verifyErrno(OpsPath.FFM.bind(ContextOpsCheck.errnoTable()));
             return;
         }
         Optional<Path> home = ForeignJava.home();
