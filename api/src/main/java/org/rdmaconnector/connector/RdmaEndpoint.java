@@ -47,8 +47,8 @@ public interface RdmaEndpoint extends RemoteMemoryAccess, AutoCloseable {
 
     /**
      * As {@link #send(byte[])}, signaled or not (see {@link RemoteMemoryAccess}, selective signaling). An unsignaled
-     * send keeps its slot until a later signaled request completes; the send that takes the last free slot is
-     * signaled anyway.
+     * send keeps its slot until a later signaled request completes; a send that leaves fewer than three quarters of
+     * the slots free is signaled anyway.
      *
      * @throws IllegalStateException when every slot is still in flight
      */

@@ -117,8 +117,10 @@ final class RcConnection {
     }
 
     /**
-     * Copies {@code message} into a free send slot and posts it; unsignaled when asked, unless it took the last free
-     * slot: the slots of unsignaled sends come back only when a later signaled request completes.
+     * Copies {@code message} into a free send slot and posts it; unsignaled when asked, unless it leaves fewer than
+     * three quarters of the slots free: the slots of unsignaled sends come back only when a later signaled request
+     * completes, and the sends in flight meanwhile need the others (signaled only at the last free slot, an echo of
+     * 16 outstanding messages over 32 slots found every slot taken).
      */
     WorkRequest sendStaged(byte[] message, boolean signaled) {
         if (message == null) {
@@ -129,18 +131,18 @@ final class RcConnection {
                 + slotSize + " bytes); register a buffer and send from it");
         }
         int slot = take(freeSend, WorkRequest.Kind.SEND, sendSlots);
-        boolean lastSlot;
+        boolean scarce;
         synchronized (this) {
             if (closed) {
                 throw new IllegalStateException("the connection is closed");
             }
             stagingMemory.write((long) slot * slotSize, message, 0, message.length);
-            lastSlot = freeSend.isEmpty();
+            scarce = 4L * freeSend.size() < 3L * sendSlots;
         }
         // a message that fits the inline data the queue pair was granted (MaxInlineData) is sent inline
         boolean inline = message.length > 0 && message.length <= qp.capabilities().maxInlineData();
         int offset = slot * slotSize;
-        return post(WorkRequest.Kind.SEND, slot, signaled || lastSlot, inline
+        return post(WorkRequest.Kind.SEND, slot, signaled || scarce, inline
             ? (wrId, signal) -> qp.postSendInline(staging, offset, message.length, wrId, signal)
             : (wrId, signal) -> qp.postSend(staging, offset, message.length, wrId, signal));
     }
