@@ -197,7 +197,7 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n
         if (l[i] == "raw") { rawrate[key] = l[i + 3] }
         if (l[i] == "connector") { connrate[key] = l[i + 3] }
         ratio = l[i] == "connector" && rawrate[key] > 0 ? sprintf("(b)/(a) %.2f", l[i + 3] / rawrate[key]) \
-            : l[i] == "unsignaled" && rawrate[key] > 0 ? sprintf("(b')/(a) %.2f", l[i + 3] / rawrate[key]) \
+            : l[i] == "unsignaled" && rawrate[key] > 0 ? sprintf("(b\047)/(a) %.2f", l[i + 3] / rawrate[key]) \
             : l[i] == "felix" && connrate[key] > 0 ? sprintf("(c)/(b) %.2f", l[i + 3] / connrate[key]) \
             : l[i] == "wildfly" && connrate[key] > 0 ? sprintf("(d)/(b) %.2f", l[i + 3] / connrate[key]) : ""
         alloc = l[i + 7] < 0 ? "-" : sprintf("%.1f", l[i + 7])

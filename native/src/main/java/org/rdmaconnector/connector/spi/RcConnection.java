@@ -379,7 +379,11 @@ final class RcConnection {
     private List<WorkRequest> endPosted(DeviceRemoval removal) {
         List<WorkRequest> ended = new ArrayList<>();
         for (long wrId : posted.ids()) {
-            Posted p = posted.remove(wrId);
+            Posted p = posted.get(wrId);
+            if (p != null && !p.signaled()) {
+                signaling.completedAlone(wrId); // first: outstanding() never counts below 0
+            }
+            p = posted.remove(wrId);
             if (p != null) {
                 WorkRequest.Kind kind = p.request().kind();
                 WcOpcode opcode = opcodeOf(kind);

@@ -259,6 +259,24 @@ class OneSidedDeviceTest {
     }
 
     @Test
+    void aConnectionWhoseLastSendWentUnsignaledEndsWithoutWaitingForIt() throws Exception {
+        try (RdmaConnection client = factory.getConnection()) {
+            RdmaEndpoint endpoint = client.connect(address, Loopback.TIMEOUT);
+            InboundConnection inbound = accepted(0);
+            WorkRequest receive = endpoint.receive();
+            WorkRequest send = inbound.send("the last word".getBytes(StandardCharsets.UTF_8), false);
+            assertNotNull(receive.await(Loopback.TIMEOUT), "the message arrived");
+            assertFalse(send.isDone(), "an unsignaled send with no signaled one after it stays in flight");
+            endpoint.close();
+            // done, it makes no completion, not even a flush: the connection must not wait for one until its drain
+            // deadline (60 s, more than the await's bound)
+            await("the listener's end is gone", () -> listener.connectionCount() == 0);
+            await("the destroy completed the send", send::isDone);
+            assertEquals(WcStatus.WR_FLUSH_ERR.value(), send.result().status(), send.toString());
+        }
+    }
+
+    @Test
     void aWriteToARegionWithoutRemoteWriteEndsOnlyThatConnection() throws Exception {
         try (RdmaConnection client = factory.getConnection(); RdmaConnection other = factory.getConnection()) {
             RdmaEndpoint offender = client.connect(address, Loopback.TIMEOUT);
