@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -153,7 +154,38 @@ class EventEngineTest {
     void eventsWithTheSameKeyKeepTheirOrderWhileKeysRunConcurrently() throws Exception {
         Pipe pipe = pipe();
         pipe.keyed = true;
+        assertKeyedOrder(pipe);
+    }
+
+    @Test
+    void keysThatHoldTheirQueueKeepTheOrderAndMakeItOnce() throws Exception {
+        Pipe pipe = pipe();
+        pipe.keyed = true;
+        OrderKey[] keys = {new OrderKey(), new OrderKey(), new OrderKey(), new OrderKey()};
+        pipe.heldKeys = keys;
+        assertKeyedOrder(pipe);
+        Object[] queues = new Object[keys.length];
+        for (int k = 0; k < keys.length; k++) {
+            assertNotNull(keys[k].queue, "key " + k + " holds its queue");
+            queues[k] = keys[k].queue;
+        }
+        assertTrue(pipe.write(2, 500));
+        await("one more event of key 2", () -> keys[2].queue == queues[2] && eventsOf(pipe, 2) == 501);
+        for (int k = 0; k < keys.length; k++) {
+            assertSame(queues[k], keys[k].queue, "key " + k + ": the same queue, not one per event");
+        }
+    }
+
+    private final Map<Pipe, Map<Long, List<Long>>> delivered = new ConcurrentHashMap<>();
+
+    private int eventsOf(Pipe pipe, long key) {
+        return delivered.get(pipe).get(key).size();
+    }
+
+    /** 4 keys x 500 events through {@code pipe}: in order per key, never two of a key at once, keys concurrently. */
+    private void assertKeyedOrder(Pipe pipe) throws Exception {
         Map<Long, List<Long>> byKey = new ConcurrentHashMap<>();
+        delivered.put(pipe, byKey);
         AtomicInteger running = new AtomicInteger();
         AtomicInteger maxRunning = new AtomicInteger();
         Map<Long, AtomicInteger> runningPerKey = new ConcurrentHashMap<>();

@@ -19,6 +19,8 @@ final class Pipe implements EventSource<long[]> {
     final AtomicInteger opened = new AtomicInteger();
     final AtomicInteger closed = new AtomicInteger();
     volatile boolean keyed;
+    // when set (with keyed), the key of an event is heldKeys[its key]: keys that hold their own delivery queue
+    volatile OrderKey[] heldKeys;
     volatile RuntimeException failNext;
     volatile Error crashNext;
     // when set, next() counts down 'inNext' and waits for 'holdNext': a source stuck in its read, holding the loop
@@ -100,7 +102,8 @@ final class Pipe implements EventSource<long[]> {
 
     @Override
     public Object orderKey(long[] event) {
-        return keyed ? (Object) event[0] : this;
+        OrderKey[] held = heldKeys;
+        return !keyed ? this : held != null ? held[(int) event[0]] : (Object) event[0];
     }
 
     @Override
