@@ -37,8 +37,8 @@ public interface InboundConnection extends RemoteMemoryAccess {
     /**
      * As {@link #send(byte[])}, signaled or not (see {@link RemoteMemoryAccess}, selective signaling): an unsignaled
      * send reaches no CompletionListener, and keeps its slot until a later signaled request completes; a send that
-     * leaves fewer than three quarters of the slots free is signaled anyway. An echo that sends unsignaled costs one delivery per message
-     * instead of two.
+     * leaves fewer than three quarters of the slots free is signaled anyway. An echo that sends unsignaled costs one
+     * delivery per message instead of two.
      *
      * @throws IllegalStateException when the connection is not established or every send slot is in flight
      */

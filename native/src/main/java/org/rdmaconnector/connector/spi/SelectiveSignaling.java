@@ -24,7 +24,7 @@ final class SelectiveSignaling {
     private final ArrayDeque<Long> unsignaled = new ArrayDeque<>();
     private int run;
 
-    /** For a send queue of {@code depth} requests (the depth the device granted). */
+    /** For a send queue of {@code depth} requests (the depth asked for: the device may grant more). */
     SelectiveSignaling(int depth) {
         if (depth < 1) {
             throw new IllegalArgumentException("send queue depth must be at least 1, was " + depth);

@@ -14,12 +14,12 @@ import java.lang.reflect.InvocationTargetException;
  *
  * <p>{@link #POLL_CQ} has the type {@code (Object function, Object callState, arguments...)int}: the function
  * (the provider's entry in {@code ibv_context->ops}, as {@link #function(long)} made it once: a segment made per call
- * would be an allocation per call), this thread's errno capture ({@link #callState()}), then the C arguments, pointers as {@code long} (a pointer and a
- * {@code long} go in the same 64-bit general-purpose register on every 64-bit Linux ABI the bindings support; the
- * handles are refused where an address is not 8 bytes). No argument is boxed: held in {@code static final} fields
- * and called with {@code invokeExact}, the JIT compiles them to a direct call. errno is captured after each call
- * ({@code Linker.Option.captureCallState}) and, after a failure, handed to JNA ({@link #keepErrno}), so
- * {@link Mem#errno()} means the same on both paths.
+ * would be an allocation per call), this thread's errno capture ({@link #callState()}), then the C arguments,
+ * pointers as {@code long} (a pointer and a {@code long} go in the same 64-bit general-purpose register on every
+ * 64-bit Linux ABI the bindings support; the handles are refused where an address is not 8 bytes). No argument is
+ * boxed: held in {@code static final} fields and called with {@code invokeExact}, the JIT compiles them to a direct
+ * call. For {@code poll_cq} errno is captured after each call ({@code Linker.Option.captureCallState}) and, after a
+ * failure, handed to JNA ({@link #keepErrno}), so {@link Mem#errno()} means the same on both paths.
  */
 public final class FfmDowncalls {
     /** {@code int poll_cq(struct ibv_cq *, int, struct ibv_wc *)}, critical: never blocks, no thread transition. */
