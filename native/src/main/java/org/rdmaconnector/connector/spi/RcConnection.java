@@ -279,14 +279,8 @@ final class RcConnection {
      * @return the request, or null when it was already completed (flushed by a close)
      */
     WorkRequest complete(WorkCompletion wc) {
-        Posted p = posted.get(wc.wrId());
+        Posted p = endAlone(wc.wrId()); // its own completion: for an unsignaled one, a failure or a flush
         if (p == null) {
-            return null;
-        }
-        if (!p.signaled()) { // its own completion: a failure, or a flush; before the remove, for outstanding()
-            signaling.completedAlone(wc.wrId());
-        }
-        if (posted.remove(wc.wrId()) == null) {
             return null; // flushed by a close meanwhile
         }
         if (p.request().kind() != WorkRequest.Kind.RECEIVE) {
@@ -310,6 +304,19 @@ final class RcConnection {
         giveBack(p.slot());
         p.request().complete(wc, data);
         return p.request();
+    }
+
+    /**
+     * Removes request {@code wrId}, which ends by itself (its own completion, or the connector's flush), and returns
+     * it, or null when it was gone already. An unsignaled one leaves {@link SelectiveSignaling} first, so that
+     * {@link #outstanding()} never counts below 0.
+     */
+    private Posted endAlone(long wrId) {
+        Posted p = posted.get(wrId);
+        if (p != null && !p.signaled()) {
+            signaling.completedAlone(wrId);
+        }
+        return posted.remove(wrId);
     }
 
     /** Completes unsignaled request {@code wrId} as successful: a later signaled one completed (RC's order). */
@@ -379,11 +386,7 @@ final class RcConnection {
     private List<WorkRequest> endPosted(DeviceRemoval removal) {
         List<WorkRequest> ended = new ArrayList<>();
         for (long wrId : posted.ids()) {
-            Posted p = posted.get(wrId);
-            if (p != null && !p.signaled()) {
-                signaling.completedAlone(wrId); // first: outstanding() never counts below 0
-            }
-            p = posted.remove(wrId);
+            Posted p = endAlone(wrId);
             if (p != null) {
                 WorkRequest.Kind kind = p.request().kind();
                 WcOpcode opcode = opcodeOf(kind);

@@ -66,9 +66,6 @@ final class SelectiveSignaling {
             }
             n++;
         }
-        if (n == 0) {
-            return NONE;
-        }
         long[] covered = new long[n];
         for (int i = 0; i < n; i++) {
             covered[i] = unsignaled.poll();

@@ -211,10 +211,7 @@ class OneSidedDeviceTest {
             }
             WorkRequest last = inbound.write(pair.serverRegion(), 0, 1024, pair.clientRemote(), 0, true);
             assertSuccess(last, WcOpcode.RDMA_WRITE);
-            await("the listener's endpoint saw its signaled write", () -> recorder.sends().stream()
-                .anyMatch(c -> c.workCompletion().wrId() == last.wrId()));
-            List<MessageCompletion> writes = recorder.sends().stream()
-                .filter(c -> c.workCompletion().opcode() == WcOpcode.RDMA_WRITE).toList();
+            List<MessageCompletion> writes = deliveredUpTo(last, WcOpcode.RDMA_WRITE);
             assertEquals(1, writes.size(), "only the signaled write was delivered: " + writes);
             assertTrue(endpoint.isConnected() && inbound.isConnected(), "both ends are still connected");
             endpoint.close();
@@ -247,12 +244,8 @@ class OneSidedDeviceTest {
                 assertNotNull(received, "message " + i + " arrived");
                 assertEquals("message " + i, new String(receives.get(i).data(), StandardCharsets.UTF_8));
             }
-            long lastWrId = sends.get(messages - 1).wrId();
-            await("the listener's endpoint saw its last send", () -> recorder.sends().stream()
-                .anyMatch(c -> c.workCompletion().wrId() == lastWrId));
-            assertEquals(messages / 2, recorder.sends().stream()
-                .filter(c -> c.workCompletion().opcode() == WcOpcode.SEND).count(), "one send in 2 made a completion "
-                + "(delivered in order: none can follow the last); the rest reached no CompletionListener");
+            assertEquals(messages / 2, deliveredUpTo(sends.get(messages - 1), WcOpcode.SEND).size(), "one send in 2 "
+                + "made a completion; the rest reached no CompletionListener");
             assertTrue(endpoint.isConnected() && inbound.isConnected(), "both ends are still connected");
             endpoint.close();
         }
@@ -365,6 +358,16 @@ class OneSidedDeviceTest {
         RemoteRegion serverRemote = handToClient(inbound, endpoint, serverRegion);
         return new Pair(endpoint, inbound, clientRegion, serverRegion, serverRemote,
             handToListener(endpoint, clientRegion));
+    }
+
+    /**
+     * The listener's own completions of {@code opcode} delivered to its endpoint, once {@code last}'s is: a
+     * connection's completions are delivered in order, so none of the requests before it can follow.
+     */
+    private List<MessageCompletion> deliveredUpTo(WorkRequest last, WcOpcode opcode) throws InterruptedException {
+        await("the listener's endpoint was given " + last, () -> recorder.sends().stream()
+            .anyMatch(c -> c.workCompletion().wrId() == last.wrId()));
+        return recorder.sends().stream().filter(c -> c.workCompletion().opcode() == opcode).toList();
     }
 
     /** The connection the listener accepted {@code index}-th in this test, once ESTABLISHED. */
