@@ -46,7 +46,9 @@ public interface WorkRequest {
 
     /**
      * Waits up to {@code timeout} for the request and returns its work completion, or null on timeout. Consumes the
-     * completion's count like {@link Completion#waitForCompletion(Duration)}.
+     * completion's count like {@link Completion#waitForCompletion(Duration)}. On a connection from a connection
+     * factory, the waiting thread first polls the connection's completion queue itself, for up to the connector's
+     * busy-poll budget ({@code BusyPollMicros}), before it sleeps.
      *
      * @throws RdmaException the {@link #failure()} of a request that can never complete (ENODEV, "device removed")
      */

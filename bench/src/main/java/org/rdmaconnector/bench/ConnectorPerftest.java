@@ -25,6 +25,7 @@ import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.ConnectorRuntime;
 import org.rdmaconnector.connector.spi.ListenerSettings;
+import org.rdmaconnector.verbs.engine.EventEngine;
 
 /**
  * The connector's counterparts of perftest's {@code ib_read_lat}, {@code ib_write_lat}, {@code ib_write_bw} and
@@ -42,6 +43,8 @@ import org.rdmaconnector.connector.spi.ListenerSettings;
  * <li>{@code send_bw}: sends from a registered region with {@code WINDOW} outstanding into the listener's receives,
  *     which its endpoint only counts.</li>
  * </ul>
+ * Both sides' engines busy-poll for {@code -Dperftest.busyPollMicros} (default the engine's 50 us), which is also
+ * how long a thread awaiting a request polls the client's CQ itself before it sleeps.
  * The bandwidth tests signal one request in {@code -Dperftest.signalEvery} (default 16, at most {@code WINDOW}; 1
  * signals each), as perftest signals one in its {@code --cq-mod}: the others complete with it (selective signaling).
  * The client prints one {@code result} line: messages/s and MB/s (10^6 bytes) for the bandwidth tests, the typical
@@ -76,6 +79,13 @@ public final class ConnectorPerftest {
             Integer.parseInt(args[6]), Integer.parseInt(args[7]));
     }
 
+    /** The runtime's engine with the busy-poll budget {@code -Dperftest.busyPollMicros} (default the engine's). */
+    private static EventEngine busyPolling(ConnectorRuntime runtime) {
+        runtime.engine().setBusyPoll(Duration.ofNanos(1000 * Long.getLong("perftest.busyPollMicros",
+            EventEngine.DEFAULT_BUSY_POLL_MICROS)));
+        return runtime.engine();
+    }
+
     /** The sequence number at the end of the {@code size} bytes at {@code offset}, read as the device left it. */
     private static long sequenceAt(ByteBuffer buffer, int offset, int size) {
         return (long) LONGS.getVolatile(buffer, offset + size - 8);
@@ -89,7 +99,7 @@ public final class ConnectorPerftest {
         int signalEvery = Math.max(1, Math.min(depth, Integer.getInteger("perftest.signalEvery", 16)));
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("perftest-client", 1);
              ChannelSet set = ChannelSet.open(new ChannelSettings(System.getProperty("perftest.device", "rxe0"), 1,
-                 4 * depth + 8, 0, depth + 2, 4, 0, 1 << 24), runtime.devices(), runtime.engine())) {
+                 4 * depth + 8, 0, depth + 2, 4, 0, 1 << 24), runtime.devices(), busyPolling(runtime))) {
             // the source of every operation at [0, size), the listener's write_lat answers at [size, 2 size), and
             // WINDOW slots for the bandwidth tests after that
             ByteBuffer bytes = ByteBuffer.allocateDirect((2 + depth) * size);
@@ -204,6 +214,7 @@ public final class ConnectorPerftest {
         CountDownLatch done = new CountDownLatch(1);
         AtomicLong received = new AtomicLong();
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("perftest-server", 2)) {
+            busyPolling(runtime);
             // receives enough for send_bw's window of 64 and more while the endpoint's deliveries run
             Activation activation = runtime.hub().activate(ListenerSettings.builder().address("0.0.0.0").port(port)
                 .maxConnections(1).maxConnectionsPerPeer(1).receiveBufferCount(256)

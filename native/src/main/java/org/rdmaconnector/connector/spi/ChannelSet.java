@@ -27,7 +27,6 @@ import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.CmEvent;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionChannel;
-import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.ConnectionParameters;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
@@ -378,7 +377,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             }
             reserve(endpointStagingBytes());
             endpoint.reserved = true;
-            endpoint.connection = new RcConnection(endpoint.id, queues.protectionDomain(), queues.completionQueue(),
+            endpoint.connection = new RcConnection(endpoint.id, queues,
                 new QueuePairCapabilities(settings.maxSendWr(), settings.maxRecvWr(), 1, 1, settings.maxInlineData()),
                 RdmaEndpoint.MAX_STAGED_MESSAGE, settings.maxSendWr(), settings.maxRecvWr());
             queues.route(endpoint.connection.qpNumber(), endpoint::polled);

@@ -65,7 +65,7 @@ final class CmWire implements ConnectionWire {
                 throw new IllegalStateException("the connection with " + peer + " is destroyed");
             }
             connection = queues.setUp(id.deviceName(), d -> {
-                RcConnection c = new RcConnection(id, d.protectionDomain(), d.completionQueue(),
+                RcConnection c = new RcConnection(id, d,
                     QueuePairCapabilities.of(count, count), settings.receiveBufferSize(), count, count);
                 d.route(c.qpNumber(), route);
                 device = d;

@@ -223,8 +223,9 @@ public final class ConnectorRuntime implements AutoCloseable {
         public java.util.List<String> getRegistrationDetails() {
             return engine.registrations().stream().map(r -> r.name() + ": " + r.eventsRead() + " read, "
                 + r.eventsDelivered() + " delivered, " + r.inFlight() + " in flight"
-                + (r.busyPolls() > 0 ? ", " + r.busyPolls() + " busy polls" : "") + (r.isPaused() ? ", paused"
-                : "") + (r.isActive() ? "" : ", not read")).toList();
+                + (r.busyPolls() > 0 ? ", " + r.busyPolls() + " busy polls" : "")
+                + (r.eventsReadByWaiters() > 0 ? ", " + r.eventsReadByWaiters() + " read by waiters" : "")
+                + (r.isPaused() ? ", paused" : "") + (r.isActive() ? "" : ", not read")).toList();
         }
 
         @Override
@@ -240,6 +241,11 @@ public final class ConnectorRuntime implements AutoCloseable {
         @Override
         public long getBusyPolls() {
             return engine.registrations().stream().mapToLong(Registration::busyPolls).sum();
+        }
+
+        @Override
+        public long getEventsReadByWaiters() {
+            return engine.registrations().stream().mapToLong(Registration::eventsReadByWaiters).sum();
         }
 
         @Override

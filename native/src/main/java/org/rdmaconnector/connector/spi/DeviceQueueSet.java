@@ -126,6 +126,11 @@ final class DeviceQueueSet implements AutoCloseable {
         return cq;
     }
 
+    /** The engine's registration of the CQ's completions. */
+    Registration completions() {
+        return completions;
+    }
+
     /** Work completions the engine has polled from the CQ. */
     long completionsRead() {
         return completions.eventsRead();
@@ -181,7 +186,10 @@ final class DeviceQueueSet implements AutoCloseable {
 
         @Override
         public Polled next() {
-            WorkCompletion completion = cq.next();
+            return routed(cq.next());
+        }
+
+        private Polled routed(WorkCompletion completion) {
             if (completion == null) {
                 return null;
             }
@@ -190,6 +198,11 @@ final class DeviceQueueSet implements AutoCloseable {
                 return new Polled(completion, unrouted, null);
             }
             return new Polled(completion, route, route.route.polled(completion));
+        }
+
+        @Override
+        public Polled poll() {
+            return routed(cq.poll());
         }
 
         @Override

@@ -53,4 +53,11 @@ public interface EngineMXBean {
 
     /** Busy polls that found a completion queue empty and kept it unarmed, by the registrations open now. */
     long getBusyPolls();
+
+    /**
+     * Work completions read by the threads that awaited them, not by the loop: a thread about to wait for a request
+     * of a client connection polls its completion queue for up to the busy-poll budget first, by the registrations
+     * open now.
+     */
+    long getEventsReadByWaiters();
 }

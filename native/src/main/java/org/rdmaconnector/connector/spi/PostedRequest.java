@@ -5,25 +5,39 @@ import org.rdmaconnector.connector.Completion;
 import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.engine.Registration;
 
 /**
  * The connector's {@link WorkRequest}: made when a request is posted, completed or failed once by the connector. Its
  * {@link Completion} is made when someone first asks for it (or waits): most requests (a listener's receives posted
- * again, its replies) are never waited on, and a completion's lock would be allocated for each.
+ * again, its replies) are never waited on, and a completion's lock would be allocated for each. A thread that
+ * awaits it reads its CQ itself first, for up to the engine's busy-poll budget, where the loop only completes requests
+ * (a channel set's): the completion then needs no hand-off from the loop to the waiting thread.
  */
 final class PostedRequest implements WorkRequest {
     private final long wrId;
     private final Kind kind;
+    // the registration of its CQ, which an awaiting thread polls first (Registration.pollUntil); null: none
+    private final Registration completions;
     // made on the first ask; guarded by this (set, and read by complete, under the lock that sets the result)
     private volatile Completion completion;
     private volatile WorkCompletion result;
     private volatile byte[] data;
     private volatile RdmaException failure;
 
-    /** A request posted with {@code wrId}. */
+    /** A request posted with {@code wrId}, awaited by parking alone. */
     PostedRequest(long wrId, Kind kind) {
+        this(wrId, kind, null);
+    }
+
+    /**
+     * A request posted with {@code wrId} on a queue pair whose CQ {@code completions} reads: {@link #await} polls it
+     * on the awaiting thread first ({@link Registration#pollUntil}).
+     */
+    PostedRequest(long wrId, Kind kind, Registration completions) {
         this.wrId = wrId;
         this.kind = kind;
+        this.completions = completions;
     }
 
     @Override
@@ -76,6 +90,9 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public WorkCompletion await(Duration timeout) throws InterruptedException {
+        if (result == null && completions != null) {
+            completions.pollUntil(this::isDone); // no wake-up needed when this thread reads its own completion
+        }
         if (!completion().waitForCompletion(timeout)) {
             return null;
         }

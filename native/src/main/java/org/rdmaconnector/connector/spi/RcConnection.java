@@ -19,6 +19,7 @@ import org.rdmaconnector.verbs.MemoryRegion;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.QueuePair;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
+import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 
@@ -36,6 +37,8 @@ import org.rdmaconnector.verbs.jna.Mem;
 final class RcConnection {
     private final CmId id;
     private final ProtectionDomain pd;
+    // the engine's registration of the CQ: an awaiting thread polls it (pollUntil)
+    private final Registration completions;
     private final QueuePair qp;
     private final int qpNumber;
     private final Memory stagingMemory;
@@ -66,11 +69,17 @@ final class RcConnection {
         void post(long wrId, boolean signaled);
     }
 
-    /** Creates the queue pair on {@code id} and registers the staging buffer with {@code pd}. */
-    RcConnection(CmId id, ProtectionDomain pd, CompletionQueue cq, QueuePairCapabilities capabilities, int slotSize,
-                 int sendSlots, int recvSlots) {
+    /**
+     * Creates the queue pair on {@code id} with the CQ of {@code queues} and registers the staging buffer with its
+     * protection domain. A thread that awaits one of its requests first reads the CQ itself for the engine's
+     * busy-poll budget where the set's completions are handled on the loop ({@link Registration#pollUntil}).
+     */
+    RcConnection(CmId id, DeviceQueueSet queues, QueuePairCapabilities capabilities, int slotSize, int sendSlots,
+                 int recvSlots) {
         this.id = id;
-        this.pd = pd;
+        this.pd = queues.protectionDomain();
+        this.completions = queues.completions();
+        CompletionQueue cq = queues.completionQueue();
         this.slotSize = slotSize;
         this.sendSlots = sendSlots;
         this.recvSlots = recvSlots;
@@ -259,7 +268,7 @@ final class RcConnection {
     }
 
     private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster, long wrId) {
-        PostedRequest request = new PostedRequest(wrId, kind);
+        PostedRequest request = new PostedRequest(wrId, kind, completions);
         posted.put(wrId, new Posted(request, slot, signaled));
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here

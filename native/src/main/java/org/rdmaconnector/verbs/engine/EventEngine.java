@@ -16,6 +16,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.jna.Layout;
@@ -694,6 +696,14 @@ public final class EventEngine implements AutoCloseable {
         final boolean pollable;
         long lastEventAt;
         volatile long busyPolls;
+        // read on the loop and by waiting threads (pollUntil): one reader at a time, the loop included, so the source
+        // keeps its order; null for every other registration
+        final ReentrantLock reading;
+        volatile long readByWaiters;
+        // threads in pollUntil now; while any polls, the loop neither busy-polls nor arms the source, and the last to
+        // leave arms it if the loop left that to it (armingOwed: set before waiters is read, so one of them arms)
+        final AtomicInteger waiters = new AtomicInteger();
+        volatile boolean armingOwed;
 
         Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight, boolean onLoop) {
             this.onLoop = onLoop;
@@ -705,6 +715,7 @@ public final class EventEngine implements AutoCloseable {
             this.name = source.name();
             this.pollable = source.busyPollable();
             this.lastEventAt = System.nanoTime() - MAX_BUSY_POLL.toNanos() - 1; // no event yet: not busy-polled
+            this.reading = onLoop && pollable ? new ReentrantLock() : null;
         }
 
         // Loop thread only: whether the source had an event within the busy-poll budget, so it is polled again
@@ -716,6 +727,19 @@ public final class EventEngine implements AutoCloseable {
 
         // Loop thread only.
         void pump() {
+            if (reading == null) {
+                read();
+                return;
+            }
+            reading.lock(); // a waiting thread holds it for one short poll at a time
+            try {
+                read();
+            } finally {
+                reading.unlock();
+            }
+        }
+
+        private void read() {
             if (removed) {
                 return;
             }
@@ -741,6 +765,14 @@ public final class EventEngine implements AutoCloseable {
                     return;
                 }
                 if (event == null) {
+                    try {
+                        if (reading != null && leftToWaiters()) {
+                            return;
+                        }
+                    } catch (RuntimeException e) {
+                        fail(e);
+                        return;
+                    }
                     if (busyPolling()) {
                         busyPolls++;
                         resumed.add(this); // polled again after a look at the other fds, its own still unarmed
@@ -769,6 +801,101 @@ public final class EventEngine implements AutoCloseable {
                 dispatch(event);
             }
             resumed.add(this); // budget used: come back after the others
+        }
+
+        // Loop thread, holding reading, the source run dry: while a thread polls it (pollUntil), the loop leaves it
+        // to that thread, unarmed (one CQ event per waiter at most, no busy poll beside the waiter's), and the last
+        // waiter to leave arms it (leave)
+        private boolean leftToWaiters() {
+            armingOwed = true;
+            if (waiters.get() > 0) {
+                control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
+                return true;
+            }
+            armingOwed = false; // no waiter: armed (or busy-polled) below, as ever
+            return false;
+        }
+
+        // A waiter leaves: the last one arms the source if the loop left that to the waiters, then polls it once
+        // more, as the loop does before it waits (a completion that came before the arming raises no event)
+        private void leave() {
+            if (waiters.decrementAndGet() > 0 || !armingOwed) {
+                return;
+            }
+            reading.lock();
+            try {
+                if (!armingOwed || waiters.get() > 0 || removed) {
+                    return; // the loop armed it meanwhile, or a new waiter will
+                }
+                armingOwed = false;
+                if (source.armBeforeWait()) {
+                    readHere(Integer.MAX_VALUE);
+                }
+            } catch (RuntimeException e) {
+                failedHere(e);
+            } finally {
+                reading.unlock();
+            }
+        }
+
+        // A waiting thread, holding reading: reads and handles up to max events the source holds now, as the loop
+        // would; false when the source failed
+        private boolean readHere(int max) {
+            try {
+                E event;
+                for (int n = 0; n < max && (event = source.poll()) != null; n++) {
+                    read++;
+                    readByWaiters++;
+                    handleOnLoop(event);
+                }
+                return true;
+            } catch (RuntimeException e) {
+                failedHere(e);
+                return false;
+            }
+        }
+
+        // The source failed on a waiting thread: counted, and the loop is woken to meet the failure itself when it
+        // reads next, and to drop the source (fail)
+        private void failedHere(RuntimeException e) {
+            errors.incrementAndGet();
+            LOG.log(Level.DEBUG, name + " failed on a waiting thread: " + e.getMessage());
+            resumed.add(this);
+            wake();
+        }
+
+        @Override
+        public boolean pollUntil(BooleanSupplier done) {
+            long budget = busyPollNanos;
+            if (reading == null || budget <= 0 || done.getAsBoolean()) {
+                return done.getAsBoolean();
+            }
+            waiters.incrementAndGet();
+            try {
+                return pollWhileWaiting(done, budget);
+            } finally {
+                leave();
+            }
+        }
+
+        private boolean pollWhileWaiting(BooleanSupplier done, long budget) {
+            long start = System.nanoTime();
+            while (!done.getAsBoolean()) {
+                if (removed || System.nanoTime() - start >= budget) {
+                    return false;
+                }
+                if (reading.tryLock()) { // else the loop reads it now, and may be handling what this thread waits for
+                    try {
+                        if (removed || !readHere(READ_BUDGET)) {
+                            return done.getAsBoolean(); // its source is closed, or failed
+                        }
+                    } finally {
+                        reading.unlock();
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            return true;
         }
 
         private void handleOnLoop(E event) {
@@ -884,11 +1011,18 @@ public final class EventEngine implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.log(Level.DEBUG, "epoll_ctl DEL of " + name + ": " + e.getMessage());
             }
+            if (reading != null) {
+                reading.lock(); // a waiting thread's poll ends before the source closes, and none starts after
+            }
             try {
                 source.close();
             } catch (RuntimeException e) {
                 errors.incrementAndGet();
                 LOG.log(Level.WARNING, "closing RDMA event source " + name + " failed: " + e.getMessage(), e);
+            } finally {
+                if (reading != null) {
+                    reading.unlock();
+                }
             }
             synchronized (allClosed) {
                 allClosed.add(this);
@@ -977,6 +1111,11 @@ public final class EventEngine implements AutoCloseable {
         @Override
         public long busyPolls() {
             return busyPolls;
+        }
+
+        @Override
+        public long eventsReadByWaiters() {
+            return readByWaiters;
         }
 
         @Override

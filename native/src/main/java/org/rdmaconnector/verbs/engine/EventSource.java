@@ -3,7 +3,8 @@ package org.rdmaconnector.verbs.engine;
 /**
  * Something with a file descriptor that turns readiness into events: a CM event channel, a completion channel, a
  * device's async fd (see {@link Sources}), or anything else with a non-blocking fd. The engine calls every method
- * from its loop thread only.
+ * from its loop thread, except {@link #poll()}, which a waiting thread calls (never at the same time as the loop's
+ * {@link #next()}, {@link #armBeforeWait()} or {@link #close()}).
  *
  * @param <E> the event type; events are copied and acknowledged by {@link #next()}, so they stay valid
  */
@@ -44,6 +45,17 @@ public interface EventSource<E> {
      */
     default boolean busyPollable() {
         return false;
+    }
+
+    /**
+     * The next event the source holds or can poll now without reading its fd: a busy-pollable source's queues, polled
+     * (ibv_poll_cq), after what its last {@link #next()} read and has not returned yet, so the order stays the
+     * source's. Never what the fd reports (a CQ event): that stays for {@link #next()}, or the source could be left
+     * unarmed with the loop asleep. Called by {@link Registration#pollUntil} on a thread that waits for an event, one
+     * reader at a time with the loop. The default returns null: nothing to poll.
+     */
+    default E poll() {
+        return null;
     }
 
     /** Called once when the source is removed, after the last {@link #next()}: acknowledge what is left. */

@@ -1,5 +1,7 @@
 package org.rdmaconnector.verbs.engine;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * A source registered with an {@link EventEngine}, with its counters. {@link #close()} stops reading the source,
  * lets events already read be delivered, waits for them (bounded), and returns when the engine will never touch the
@@ -51,6 +53,26 @@ public interface Registration extends AutoCloseable {
      * ({@link EventEngine#setBusyPoll}); 0 for a source that is not busy-pollable.
      */
     long busyPolls();
+
+    /** Of {@link #eventsRead()}, those read by waiting threads ({@link #pollUntil}), not by the loop. */
+    default long eventsReadByWaiters() {
+        return 0;
+    }
+
+    /**
+     * Completions read on the awaiting thread: for a busy-pollable source handled on the loop
+     * ({@link EventEngine#registerOnLoop}: work completions that complete work requests), the calling thread reads
+     * the source itself ({@link EventSource#poll()}) and handles each event as the loop would, one reader at a time
+     * with the loop, until {@code done} says true or the engine's busy-poll budget ({@link EventEngine#setBusyPoll})
+     * has passed since the call. A thread about to wait for a completion then needs no wake-up from the loop: the
+     * price is up to the budget of its CPU. The loop still arms the source and reads it when this thread gives up.
+     * For any other registration, or a budget of 0, it only asks {@code done}.
+     *
+     * @return {@code done}'s last answer: false when the budget passed first (then wait as usual)
+     */
+    default boolean pollUntil(BooleanSupplier done) {
+        return done.getAsBoolean();
+    }
 
     /** The error that made the engine drop this source (its fd failed), or null. */
     Throwable failure();

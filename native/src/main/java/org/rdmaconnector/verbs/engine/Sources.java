@@ -100,7 +100,11 @@ public final class Sources {
         private final ArrayDeque<CompletionQueue> pending = new ArrayDeque<>();
         // a list, not a set: a channel has a few queues, and adding to a list allocates nothing on this hot path
         private final List<CompletionQueue> unarmed = new ArrayList<>();
+        // the queues seen, as an array for poll() (no iterator); null when seen changed since
+        private CompletionQueue[] known;
+        // the queue being read, its polled completions in batch, and the next of them to return
         private CompletionQueue current;
+        private int polled;
         private int index;
         // next() is in a pass: it returns null once, at the pass's end; the next call starts a pass anew
         private boolean inPass;
@@ -121,7 +125,7 @@ public final class Sources {
             channel.setNonBlocking(true);
             for (CompletionQueue queue : channel.queues()) {
                 queue.requestNotify(false);
-                seen.add(queue);
+                see(queue);
                 pending.add(queue); // completions that arrived before it was armed raise no event: poll once
             }
         }
@@ -137,17 +141,10 @@ public final class Sources {
             }
             while (true) {
                 if (current != null) {
-                    if (index < batch.count()) {
-                        return batch.get(index++);
+                    WorkCompletion completion = fromCurrent();
+                    if (completion != null) {
+                        return completion;
                     }
-                    index = 0;
-                    if (pollCurrent() > 0) {
-                        return batch.get(index++);
-                    }
-                    if (!unarmed.contains(current)) { // drained: armed by armBeforeWait, or polled by the next pass
-                        unarmed.add(current);
-                    }
-                    current = null;
                 }
                 CompletionQueue queue = pending.poll();
                 if (queue == null) {
@@ -156,19 +153,77 @@ public final class Sources {
                         inPass = false;
                         return null;
                     }
-                    if (seen.add(queue) && seen.size() > 256) {
-                        seen.removeIf(CompletionQueue::isClosed); // closed queues acked their own events
-                    }
+                    see(queue);
                     try {
                         if (queue.unackedEvents() >= ackBatch) {
                             queue.ackEvents();
                         }
                     } catch (IllegalStateException closedMeanwhile) {
-                        seen.remove(queue); // its owner closed it (acking its events): nothing to deliver
+                        forget(queue); // its owner closed it (acking its events): nothing to deliver
                         continue;
                     }
                 }
                 current = queue;
+            }
+        }
+
+        /**
+         * On a waiting thread: what the current queue still holds, then what the queues seen so far give when polled.
+         * Reads no CQ event (that is next()'s, or the queue could stay unarmed while the loop sleeps); a queue drained
+         * here is polled again and armed by the loop, as one drained by next().
+         */
+        @Override
+        public WorkCompletion poll() {
+            if (current != null) {
+                WorkCompletion completion = fromCurrent();
+                if (completion != null) {
+                    return completion;
+                }
+            }
+            CompletionQueue[] queues = known;
+            if (queues == null) {
+                queues = known = seen.toArray(new CompletionQueue[0]);
+            }
+            for (CompletionQueue queue : queues) {
+                current = queue;
+                WorkCompletion completion = fromCurrent();
+                if (completion != null) {
+                    return completion;
+                }
+            }
+            return null;
+        }
+
+        // the current queue's next completion, polling it when its batch is used up; null when it is drained, and then
+        // it is no longer current and is left for armBeforeWait to arm, or for the next pass to poll
+        private WorkCompletion fromCurrent() {
+            if (index < polled) {
+                return batch.get(index++);
+            }
+            index = 0;
+            polled = pollCurrent();
+            if (polled > 0) {
+                return batch.get(index++);
+            }
+            if (!unarmed.contains(current)) {
+                unarmed.add(current);
+            }
+            current = null;
+            return null;
+        }
+
+        private void see(CompletionQueue queue) {
+            if (seen.add(queue)) {
+                known = null;
+                if (seen.size() > 256) {
+                    seen.removeIf(CompletionQueue::isClosed); // closed queues acked their own events
+                }
+            }
+        }
+
+        private void forget(CompletionQueue queue) {
+            if (seen.remove(queue)) {
+                known = null;
             }
         }
 
@@ -180,7 +235,7 @@ public final class Sources {
                     queue.requestNotify(false);
                 } catch (IllegalStateException closedMeanwhile) {
                     unarmed.remove(i); // its owner closed it: nothing to arm or deliver
-                    seen.remove(queue);
+                    forget(queue);
                 }
             }
             return !unarmed.isEmpty(); // the next pass polls them once more
@@ -195,7 +250,7 @@ public final class Sources {
             try {
                 return current.poll(batch);
             } catch (IllegalStateException closedMeanwhile) {
-                seen.remove(current);
+                forget(current);
                 return 0; // and it is left unarmed: arming fails the same way and drops it
             }
         }
@@ -217,6 +272,9 @@ public final class Sources {
                 }
             }
             seen.clear();
+            known = null;
+            current = null;
+            polled = 0;
             unarmed.clear();
             pending.clear();
             batch.close();

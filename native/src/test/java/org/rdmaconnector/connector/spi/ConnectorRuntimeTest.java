@@ -44,6 +44,7 @@ class ConnectorRuntimeTest {
             () -> jmx.setAttribute(a, new javax.management.Attribute("BusyPollMicros", 200_000L)));
         assertEquals("BusyPollMicros must be from 0 to 100000, was 200000", refused.getCause().getMessage());
         assertEquals(0L, jmx.getAttribute(a, "BusyPolls"));
+        assertEquals(0L, jmx.getAttribute(a, "EventsReadByWaiters"));
         assertTrue(threadsNamed("rdma-rt-test-event-loop"));
         first.engine().close();
         assertEquals("CLOSED", jmx.getAttribute(a, "LoopState"), "the loop's end shows before the runtime goes");

@@ -52,7 +52,7 @@ class BusyPollTest {
     }
 
     /** A completion queue's behaviour: polled events, and one notification per arming. */
-    private final class ArmedQueue implements EventSource<Integer> {
+    private class ArmedQueue implements EventSource<Integer> {
         private final ArrayDeque<Integer> queued = new ArrayDeque<>();
         private boolean armed;
         int notifications;
@@ -100,6 +100,33 @@ class BusyPollTest {
         @Override
         public boolean busyPollable() {
             return true;
+        }
+
+        @Override
+        public synchronized Integer poll() {
+            polls++;
+            return queued.poll(); // the queue only: a notification stays for next()
+        }
+
+        @Override
+        public synchronized void close() {
+            closed = true;
+        }
+
+        int polls;
+        boolean closed;
+    }
+
+    /** A queue that was never armed: only a waiting thread's poll finds its events (the loop is never told). */
+    private class SilentQueue extends ArmedQueue {
+        @Override
+        public synchronized void open() {
+        }
+
+        @Override
+        public synchronized Integer poll() {
+            assertTrue(!closed, "polled after close");
+            return super.poll();
         }
     }
 
@@ -166,6 +193,123 @@ class BusyPollTest {
             engine.close();
             other.closeFds();
         }
+    }
+
+    @Test
+    void anAwaitingThreadReadsTheSourceItselfAndHandlesEachEventAsTheLoopWould() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        SilentQueue queue = new SilentQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        List<Thread> handledOn = new CopyOnWriteArrayList<>();
+        Registration registration = engine.registerOnLoop(queue, event -> {
+            seen.add(event);
+            handledOn.add(Thread.currentThread());
+        });
+        for (int i = 0; i < 100; i++) {
+            queue.add(i);
+            int expected = i + 1;
+            assertTrue(registration.pollUntil(() -> seen.size() == expected), "event " + i + " read by the waiter");
+        }
+        awaitInOrder(seen, 100);
+        assertTrue(handledOn.stream().allMatch(t -> t == Thread.currentThread()), "every event handled here");
+        assertEquals(0, queue.notifications, "the loop was never told");
+        assertEquals(100, registration.eventsRead());
+        assertEquals(100, registration.eventsReadByWaiters());
+        assertEquals(100, registration.eventsDelivered());
+    }
+
+    @Test
+    void aWaiterGivesUpAfterTheBudgetAndOnlyAsksWhereItMayNotPoll() throws InterruptedException {
+        engine.setBusyPoll(Duration.ofMillis(1));
+        SilentQueue queue = new SilentQueue();
+        Registration onLoop = engine.registerOnLoop(queue, event -> { });
+        assertTrue(!onLoop.pollUntil(() -> false), "nothing came within the budget");
+        assertTrue(queue.polls > 0, "polled while it waited");
+
+        engine.setBusyPoll(Duration.ZERO);
+        int polls = queue.polls;
+        queue.add(1);
+        assertTrue(!onLoop.pollUntil(() -> false), "a budget of 0 only asks");
+        assertEquals(polls, queue.polls, "and does not poll");
+
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        onLoop.close();
+        assertTrue(queue.closed);
+        assertTrue(!onLoop.pollUntil(() -> false), "a closed registration is not polled (SilentQueue asserts it)");
+        assertEquals(0, onLoop.eventsRead());
+
+        SilentQueue delivered = new SilentQueue(); // on the same pipe: registered once the first left
+        Registration withDelivery = engine.register(delivered, event -> { }, 16);
+        delivered.add(1);
+        assertTrue(!withDelivery.pollUntil(() -> false), "a registration with deliveries is read by its loop alone");
+        assertEquals(0, delivered.polls);
+        assertTrue(withDelivery.pollUntil(() -> true));
+    }
+
+    @Test
+    void aSourceThatFailsOnAWaiterIsCountedAndTheWaiterStopsPolling() {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        SilentQueue queue = new SilentQueue() {
+            @Override
+            public synchronized Integer poll() {
+                super.poll();
+                throw new IllegalStateException("ibv_poll_cq failed");
+            }
+        };
+        Registration registration = engine.registerOnLoop(queue, event -> { });
+        queue.add(1);
+        long start = System.nanoTime();
+        assertTrue(!registration.pollUntil(() -> false), "the waiter gave up at the failure");
+        assertEquals(1, queue.polls, "polled once, not for the whole budget");
+        assertEquals(1, registration.errors());
+        assertTrue(System.nanoTime() - start < EventEngine.MAX_BUSY_POLL.toNanos() * 10, "returned at once");
+    }
+
+    @Test
+    void theLastWaiterLeavesTheSourceArmedSoThatTheLoopHearsTheNextEvent() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = engine.registerOnLoop(queue, seen::add);
+        int next = 0;
+        for (int round = 0; round < 30; round++) {
+            for (int k = 0; k < 10; k++, next++) {
+                queue.add(next); // armed: the loop is told, and races the waiter for it
+                int expected = next + 1;
+                assertTrue(registration.pollUntil(() -> seen.size() == expected), "event " + next);
+            }
+            // no waiter now: the loop alone must hear the next event, so the source must have been armed
+            engine.setBusyPoll(Duration.ZERO);
+            await("the source armed after the waiter left (round " + round + ")", queue::isArmed);
+            queue.add(next++);
+            int alone = next;
+            await("event " + (next - 1) + " read by the loop alone", () -> seen.size() == alone);
+            engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        }
+        awaitInOrder(seen, next);
+        assertTrue(registration.eventsReadByWaiters() > 0, "the waiters read some");
+    }
+
+    @Test
+    void theLoopAndAWaiterReadOneSourceInItsOrderAndEachEventOnce() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = engine.registerOnLoop(queue, seen::add);
+        int count = 20_000;
+        Thread producer = new Thread(() -> {
+            for (int i = 0; i < count; i++) {
+                queue.add(i);
+            }
+        });
+        producer.start();
+        while (seen.size() < count) {
+            registration.pollUntil(() -> seen.size() == count);
+        }
+        producer.join();
+        awaitInOrder(seen, count);
+        assertEquals(count, registration.eventsRead());
+        assertTrue(registration.eventsReadByWaiters() <= count);
     }
 
     @Test
