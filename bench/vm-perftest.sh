@@ -9,7 +9,8 @@
 # BENCH_JAVA_HOME (the JDK of the Java side; default the java on the PATH), SIGNAL_EVERY (the Java bandwidth tests
 # signal one request in this many, default 16; 1 signals each), BUSY_POLL_MICROS (the Java engines' busy-poll
 # budgets, each run in turn in the same boot; also how long a thread awaiting a request polls the CQ itself; default
-# "50 2000": the engine's default, and the VM-scaled budget of vm-bench.sh).
+# "50 2000": the engine's default, and the VM-scaled budget of vm-bench.sh), BASELINE_JAR (the benchmarks.jar of
+# another build, e.g. an earlier commit's: its Java side runs too, at the first budget, in the same boot, as "base").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
@@ -20,6 +21,15 @@ repeats=${REPEATS:-3}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
 signal_every=${SIGNAL_EVERY:-16}
 busy_polls=${BUSY_POLL_MICROS:-50 2000}
+# the Java variants, LABEL:BUDGET:JAR each
+variants=""
+for bp in $busy_polls; do
+    variants="$variants bp$bp:$bp:$root/bench/target/benchmarks.jar"
+done
+if [[ -n ${BASELINE_JAR:-} ]]; then
+    [[ -f $BASELINE_JAR ]] || { echo "BASELINE_JAR $BASELINE_JAR is no file" >&2; exit 2; }
+    variants="$variants base:${busy_polls%% *}:$(readlink -f "$BASELINE_JAR")"
+fi
 
 cd "$root"
 if [[ -z ${SKIP_BUILD:-} ]]; then
@@ -36,7 +46,7 @@ cat >"$share/payload.sh" <<PAYLOAD
 set -u
 cd "$share"
 # each process bounded: an RC client whose server died waits for ever
-jvm() { timeout 120 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "$root/bench/target/benchmarks.jar" "\$@"; }
+jvm() { local jar=\$1; shift; timeout 120 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "\$jar" "\$@"; }
 port=19000
 # perftest: server, then the client once the server's TCP exchange listens
 c_run() {
@@ -50,13 +60,13 @@ c_run() {
 # ConnectorPerftest: the listener, then the client once the listener said so; a JVM under qemu's TCG dies now and
 # then at freshly patched JIT code (BENCHMARKS.md): a run without a result is tried once more, and said so
 java_run() {
-    local name=\$1 test=\$2 budget=\$3 try
+    local name=\$1 test=\$2 budget=\$3 jar=\$4 try
     for try in 1 2; do
         port=\$((port + 1))
-        jvm -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest server \$port $size \
+        jvm \$jar -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest server \$port $size \
             > java-\$name-server.txt 2>&1 &
         for i in \$(seq 600); do grep -q '^listening' java-\$name-server.txt && break; sleep 0.1; done
-        jvm -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest client 10.0.0.1 \$port \$test \
+        jvm \$jar -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest client 10.0.0.1 \$port \$test \
             $size $iters $warmup $window \
             > java-\$name-client.txt 2>&1
         wait
@@ -64,16 +74,24 @@ java_run() {
         echo "   \$name: no result (try \$try): \$(grep -m1 -E 'SIG|Exception' java-\$name-client.txt java-\$name-server.txt)"
     done
 }
+# each Java variant of one test and round
+java_all() {
+    local test=\$1 r=\$2 v label bp jar
+    for v in $variants; do
+        IFS=: read -r label bp jar <<< "\$v"
+        java_run \$test-\$r-\$label \$test \$bp \$jar
+    done
+}
 for r in \$(seq $repeats); do
     echo "== round \$r"
     c_run read_lat-\$r ib_read_lat -s $size -n $iters
-    for bp in $busy_polls; do java_run read_lat-\$r-bp\$bp read_lat \$bp; done
+    java_all read_lat \$r
     c_run write_lat-\$r ib_write_lat -s $size -n $iters
-    for bp in $busy_polls; do java_run write_lat-\$r-bp\$bp write_lat \$bp; done
+    java_all write_lat \$r
     c_run write_bw-\$r ib_write_bw -s $size -n $iters -t $window
-    for bp in $busy_polls; do java_run write_bw-\$r-bp\$bp write_bw \$bp; done
+    java_all write_bw \$r
     c_run send_bw-\$r ib_send_bw -s $size -n $iters -t $window
-    for bp in $busy_polls; do java_run send_bw-\$r-bp\$bp send_bw \$bp; done
+    java_all send_bw \$r
 done
 PAYLOAD
 it/vm/rdma-vm run --quiet --share "$share" --timeout 1500 -- /bin/bash "$share/payload.sh"
@@ -85,28 +103,30 @@ java_field() { sed -n "s|^result.* $2=\([0-9.]*\).*|\1|p" "$1" | tail -1; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 printf 'one-sided and windowed sends, %d bytes, %d iterations, window %d (Java signals 1 in %d), %d rounds (one boot):\n' \
     "$size" "$iters" "$window" "$signal_every" "$repeats"
-printf '  %-10s %-10s %-26s %-26s %8s\n' test "busy poll" "C (perftest), each round" "Java (connector), each round" \
+printf '  %-10s %-12s %-26s %-26s %8s\n' test "busy poll" "C (perftest), each round" "Java (connector), each round" \
     "Java/C"
 failed=0
 for test in read_lat write_lat write_bw send_bw; do
-    for bp in $busy_polls; do
+    for v in $variants; do
+        IFS=: read -r label bp _ <<< "$v"
         cs="" js=""
         for r in $(seq "$repeats"); do
             c=$(c_field "$share/c-$test-$r-client.txt" 5)
             if [[ $test == *_lat ]]; then
-                j=$(java_field "$share/java-$test-$r-bp$bp-client.txt" typical)
+                j=$(java_field "$share/java-$test-$r-$label-client.txt" typical)
             else
-                j=$(java_field "$share/java-$test-$r-bp$bp-client.txt" 'msgs/s')
+                j=$(java_field "$share/java-$test-$r-$label-client.txt" 'msgs/s')
                 [[ -n $c ]] && c=$(awk -v m="$c" 'BEGIN { printf "%.1f", m * 1e6 }')
             fi
-            [[ -z $c || -z $j ]] && { echo "round $r of $test ($bp us) printed no result; see $share" >&2; failed=1; }
+            [[ -z $c || -z $j ]] && { echo "round $r of $test ($label) printed no result; see $share" >&2; failed=1; }
             cs="$cs ${c:-}" js="$js ${j:-}"
         done
         cm=$(echo "$cs" | median) jm=$(echo "$js" | median)
         unit=$([[ $test == *_lat ]] && echo "us" || echo "msgs/s")
         ratio=$(awk -v t="$test" -v c="$cm" -v j="$jm" 'BEGIN { if (c == "" || j == "" || c == 0 || j == 0) print "-";
             else if (t ~ /_lat$/) printf "%.2f", c / j; else printf "%.2f", j / c }')
-        printf '  %-10s %-10s %-26s %-26s %8s  (%s)\n' "$test" "$bp us" "$cs" "$js" "$ratio" "$unit"
+        printf '  %-10s %-12s %-26s %-26s %8s  (%s)\n' "$test" "$([[ $label == base ]] && echo "base, ")$bp us" \
+            "$cs" "$js" "$ratio" "$unit"
     done
 done
 exit $failed
