@@ -828,8 +828,10 @@ public final class EventEngine implements AutoCloseable {
                     return; // the loop armed it meanwhile, or a new waiter will
                 }
                 armingOwed = false;
-                if (source.armBeforeWait()) {
-                    readHere(Integer.MAX_VALUE);
+                if (source.armBeforeWait() && readHere(READ_BUDGET) == READ_BUDGET) {
+                    // more came before the arming, and raise no event: the loop reads on
+                    resumed.add(this);
+                    wake();
                 }
             } catch (RuntimeException e) {
                 failedHere(e);
@@ -839,19 +841,19 @@ public final class EventEngine implements AutoCloseable {
         }
 
         // A waiting thread, holding reading: reads and handles up to max events the source holds now, as the loop
-        // would; false when the source failed
-        private boolean readHere(int max) {
+        // would; returns how many, or -1 when the source failed
+        private int readHere(int max) {
+            int n = 0;
             try {
-                E event;
-                for (int n = 0; n < max && (event = source.poll()) != null; n++) {
+                for (E event; n < max && (event = source.poll()) != null; n++) {
                     read++;
                     readByWaiters++;
                     handleOnLoop(event);
                 }
-                return true;
+                return n;
             } catch (RuntimeException e) {
                 failedHere(e);
-                return false;
+                return -1;
             }
         }
 
@@ -886,7 +888,7 @@ public final class EventEngine implements AutoCloseable {
                 }
                 if (reading.tryLock()) { // else the loop reads it now, and may be handling what this thread waits for
                     try {
-                        if (removed || !readHere(READ_BUDGET)) {
+                        if (removed || readHere(READ_BUDGET) < 0) {
                             return done.getAsBoolean(); // its source is closed, or failed
                         }
                     } finally {

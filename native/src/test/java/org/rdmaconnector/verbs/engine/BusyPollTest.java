@@ -260,8 +260,9 @@ class BusyPollTest {
         queue.add(1);
         long start = System.nanoTime();
         assertTrue(!registration.pollUntil(() -> false), "the waiter gave up at the failure");
-        assertEquals(1, queue.polls, "polled once, not for the whole budget");
-        assertEquals(1, registration.errors());
+        // once, and once more if the loop left the arming to it (the look after arming): not for the whole budget
+        assertTrue(queue.polls == 1 || queue.polls == 2, queue.polls + " polls");
+        assertEquals(queue.polls, registration.errors(), "each failure counted");
         assertTrue(System.nanoTime() - start < EventEngine.MAX_BUSY_POLL.toNanos() * 10, "returned at once");
     }
 
