@@ -8,6 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -82,6 +88,59 @@ class BusyPollDeviceTest {
                     after.completionEvents() - before.completionEvents(), after.registeredBytes());
             }
         }
+    }
+
+    @Test
+    void severalThreadsAwaitingOnOneCompletionQueueEachGetTheirOwnAnswers() throws Exception {
+        int threads = 4;
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-waiters", 2)) {
+            // below this VM's round trip: waiters often give up and sleep, so the CQ passes from the waiters to the
+            // loop (the last waiter's arming) and back again and again
+            runtime.engine().setBusyPoll(Duration.ofNanos(200_000));
+            int port = Loopback.nextPort();
+            Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null,
+                null, 8, 256, threads), Recorder.echo());
+            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 256, 0, 4, 4, 0, 1 << 22),
+                runtime.devices(), runtime.engine())) {
+                List<Future<Integer>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port),
+                        Loopback.TIMEOUT);
+                    String name = "thread " + t;
+                    results.add(pool.submit(() -> exchanges(endpoint, name)));
+                }
+                for (Future<Integer> result : results) {
+                    assertEquals(EXCHANGES, result.get(2, TimeUnit.MINUTES));
+                }
+                long byWaiters = runtime.engine().registrations().stream()
+                    .mapToLong(Registration::eventsReadByWaiters).sum();
+                System.out.println("BusyPollDeviceTest: " + threads + " threads on one CQ, " + byWaiters
+                    + " of " + 2 * threads * EXCHANGES + " completions read by waiting threads");
+                long expected = 2L * threads * EXCHANGES; // a send and a receive per exchange
+                TestProbes.await("every completion counted", Loopback.TIMEOUT,
+                    () -> set.info().completionsRead() >= expected);
+                assertEquals(expected, set.info().completionsRead(), "every completion read once");
+            } finally {
+                pool.shutdownNow();
+            }
+            activation.close();
+        }
+    }
+
+    /** {@link #EXCHANGES} request/answer exchanges on {@code endpoint}, one at a time, each answer checked. */
+    private static int exchanges(RdmaEndpoint endpoint, String name) throws InterruptedException {
+        for (int i = 0; i < EXCHANGES; i++) {
+            WorkRequest answer = endpoint.receive();
+            byte[] request = (name + ", request " + i).getBytes(StandardCharsets.UTF_8);
+            WorkRequest sent = endpoint.send(request);
+            assertNotNull(answer.await(Loopback.TIMEOUT), name + ": answer " + i);
+            assertNotNull(sent.await(Loopback.TIMEOUT), name + ": send " + i);
+            assertArrayEquals(request, answer.data(), name + ": answer " + i);
+        }
+        endpoint.close();
+        return EXCHANGES;
     }
 
     @Test
