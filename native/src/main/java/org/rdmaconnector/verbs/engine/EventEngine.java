@@ -829,9 +829,7 @@ public final class EventEngine implements AutoCloseable {
                 }
                 armingOwed = false;
                 if (source.armBeforeWait() && readHere(READ_BUDGET) == READ_BUDGET) {
-                    // more came before the arming, and raise no event: the loop reads on
-                    resumed.add(this);
-                    wake();
+                    readSoon(); // more came before the arming, and raise no event: the loop reads on
                 }
             } catch (RuntimeException e) {
                 failedHere(e);
@@ -862,15 +860,23 @@ public final class EventEngine implements AutoCloseable {
         private void failedHere(RuntimeException e) {
             errors.incrementAndGet();
             LOG.log(Level.DEBUG, name + " failed on a waiting thread: " + e.getMessage());
+            readSoon();
+        }
+
+        // Any thread: the loop reads the source again in its next pass, woken if it sleeps
+        private void readSoon() {
             resumed.add(this);
             wake();
         }
 
         @Override
         public boolean pollUntil(BooleanSupplier done) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
             long budget = busyPollNanos;
-            if (reading == null || budget <= 0 || done.getAsBoolean()) {
-                return done.getAsBoolean();
+            if (reading == null || budget <= 0) {
+                return false;
             }
             waiters.incrementAndGet();
             try {
@@ -991,8 +997,7 @@ public final class EventEngine implements AutoCloseable {
             int now = inFlight.decrementAndGet();
             if (paused && now < maxInFlight && !removed) {
                 paused = false;
-                resumed.add(this);
-                wake();
+                readSoon();
             }
             if (now == 0 && removed) {
                 synchronized (this) {

@@ -46,32 +46,20 @@ class BusyPollDeviceTest {
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone(name, 2)) {
             runtime.engine().setBusyPoll(budget);
             int port = Loopback.nextPort();
-            Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null,
-                null, 4, 256, 1), Recorder.echo());
-            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            Activation activation = echoListener(runtime, port, 4, 1);
             try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
                 runtime.devices(), runtime.engine())) {
                 RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
                 ChannelSetInfo before = set.info();
-                long readByWaitersBefore = runtime.engine().registrations().stream()
-                    .mapToLong(Registration::eventsReadByWaiters).sum();
-                for (int i = 0; i < EXCHANGES; i++) {
-                    WorkRequest answer = endpoint.receive();
-                    byte[] request = ("request " + i).getBytes(StandardCharsets.UTF_8);
-                    WorkRequest sent = endpoint.send(request);
-                    assertNotNull(answer.await(Loopback.TIMEOUT), "answer " + i + " with a budget of " + budget);
-                    // the send's completion comes with the peer's ACK, which rxe may deliver after the answer
-                    assertNotNull(sent.await(Loopback.TIMEOUT), "send " + i + " with a budget of " + budget);
-                    assertArrayEquals(request, answer.data(), "answer " + i);
-                }
+                long readByWaitersBefore = readByWaiters(runtime);
+                exchanges(endpoint, "a budget of " + budget);
                 // the loop thread completes a request as it polls it and counts it just after: wait for the count
                 TestProbes.await("every completion counted", Loopback.TIMEOUT,
                     () -> set.info().completionsRead() - before.completionsRead() >= 2L * EXCHANGES);
                 ChannelSetInfo after = set.info();
                 long busyPolls = runtime.engine().registrations().stream().mapToLong(Registration::busyPolls).sum();
                 assertEquals(budget.isZero(), busyPolls == 0, busyPolls + " busy polls with a budget of " + budget);
-                long byWaiters = runtime.engine().registrations().stream()
-                    .mapToLong(Registration::eventsReadByWaiters).sum() - readByWaitersBefore;
+                long byWaiters = readByWaiters(runtime) - readByWaitersBefore;
                 System.out.println("BusyPollDeviceTest: " + byWaiters + " completions read by the awaiting thread"
                     + " with a budget of " + budget);
                 if (budget.isZero()) {
@@ -98,9 +86,7 @@ class BusyPollDeviceTest {
             // loop (the last waiter's arming) and back again and again
             runtime.engine().setBusyPoll(Duration.ofNanos(200_000));
             int port = Loopback.nextPort();
-            Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null,
-                null, 8, 256, threads), Recorder.echo());
-            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            Activation activation = echoListener(runtime, port, 8, threads);
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 256, 0, 4, 4, 0, 1 << 22),
                 runtime.devices(), runtime.engine())) {
@@ -109,13 +95,16 @@ class BusyPollDeviceTest {
                     RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port),
                         Loopback.TIMEOUT);
                     String name = "thread " + t;
-                    results.add(pool.submit(() -> exchanges(endpoint, name)));
+                    results.add(pool.submit(() -> {
+                        exchanges(endpoint, name);
+                        endpoint.close();
+                        return EXCHANGES;
+                    }));
                 }
                 for (Future<Integer> result : results) {
                     assertEquals(EXCHANGES, result.get(2, TimeUnit.MINUTES));
                 }
-                long byWaiters = runtime.engine().registrations().stream()
-                    .mapToLong(Registration::eventsReadByWaiters).sum();
+                long byWaiters = readByWaiters(runtime);
                 System.out.println("BusyPollDeviceTest: " + threads + " threads on one CQ, " + byWaiters
                     + " of " + 2 * threads * EXCHANGES + " completions read by waiting threads");
                 long expected = 2L * threads * EXCHANGES; // a send and a receive per exchange
@@ -129,18 +118,31 @@ class BusyPollDeviceTest {
         }
     }
 
+    /** An echo listener on {@code port} with {@code receives} buffers per connection and {@code deliveries}. */
+    private static Activation echoListener(ConnectorRuntime runtime, int port, int receives, int deliveries)
+        throws InterruptedException {
+        Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null,
+            receives, 256, deliveries), Recorder.echo());
+        TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+        return activation;
+    }
+
+    /** Completions read by waiting threads, over the runtime's registrations. */
+    private static long readByWaiters(ConnectorRuntime runtime) {
+        return runtime.engine().registrations().stream().mapToLong(Registration::eventsReadByWaiters).sum();
+    }
+
     /** {@link #EXCHANGES} request/answer exchanges on {@code endpoint}, one at a time, each answer checked. */
-    private static int exchanges(RdmaEndpoint endpoint, String name) throws InterruptedException {
+    private static void exchanges(RdmaEndpoint endpoint, String name) throws InterruptedException {
         for (int i = 0; i < EXCHANGES; i++) {
             WorkRequest answer = endpoint.receive();
             byte[] request = (name + ", request " + i).getBytes(StandardCharsets.UTF_8);
             WorkRequest sent = endpoint.send(request);
             assertNotNull(answer.await(Loopback.TIMEOUT), name + ": answer " + i);
+            // the send's completion comes with the peer's ACK, which rxe may deliver after the answer
             assertNotNull(sent.await(Loopback.TIMEOUT), name + ": send " + i);
             assertArrayEquals(request, answer.data(), name + ": answer " + i);
         }
-        endpoint.close();
-        return EXCHANGES;
     }
 
     @Test
