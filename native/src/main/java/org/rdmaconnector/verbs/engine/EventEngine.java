@@ -49,6 +49,15 @@ public final class EventEngine implements AutoCloseable {
     public static final Duration DEFAULT_BUSY_POLL = Duration.of(DEFAULT_BUSY_POLL_MICROS, ChronoUnit.MICROS);
     /** The largest busy-poll budget: 100 ms. */
     public static final Duration MAX_BUSY_POLL = Duration.ofMillis(100);
+    /**
+     * The default waiter hold ({@link #setWaiterHold}): 5 ms, longer than a thread's usual gap between two awaits even
+     * in an emulated VM (where a 1 ms hold ran out between READs now and then, and each time the next completion woke
+     * the loop). A completion nobody polls for is read at most about two holds late while threads keep awaiting the
+     * queue.
+     */
+    public static final Duration DEFAULT_WAITER_HOLD = Duration.ofMillis(5);
+    /** The longest waiter hold: 1 s. */
+    public static final Duration MAX_WAITER_HOLD = Duration.ofSeconds(1);
     private static final int MAX_EPOLL_EVENTS = 64;
     // events read from one source before the loop turns to the others (fairness)
     private static final int READ_BUDGET = 64;
@@ -86,6 +95,10 @@ public final class EventEngine implements AutoCloseable {
     volatile Duration loopWaitBound = LOOP_WAIT_BOUND;
     // how long after its last event a busy-pollable source is polled again instead of armed and waited for
     private volatile long busyPollNanos = DEFAULT_BUSY_POLL.toNanos();
+    // how long the loop leaves a source unarmed after a thread awaited it (Reg.leftToWaiters)
+    private volatile long waiterHoldNanos = DEFAULT_WAITER_HOLD.toNanos();
+    // sources the loop left unarmed to waiting threads, each looked at again when its hold ends (loop thread only)
+    private final List<Reg<?>> held = new ArrayList<>();
     // removed by the loop (engine close, failed sources) and not yet drained: close() waits for their deliveries
     private final List<Reg<?>> allClosed = new ArrayList<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -295,6 +308,30 @@ public final class EventEngine implements AutoCloseable {
     /** The busy-poll budget ({@link #setBusyPoll}). */
     public Duration busyPoll() {
         return Duration.ofNanos(busyPollNanos);
+    }
+
+    /**
+     * Sets the waiter hold. Where threads that await their own completions read the source themselves
+     * ({@link Registration#pollUntil}), the loop leaves the source unarmed while they do and for this long after a
+     * thread last awaited it: a completion then raises no CQ event, so the loop is not woken to take the CPU from the
+     * thread that posts and awaits (on rxe the whole operation runs in that thread's post). The loop looks at the
+     * source once per hold, reads what nobody polled for, and arms it once a whole hold passed without a thread
+     * awaiting it. A waiter that gives up before its completion comes arms the source at once, so it is not kept
+     * waiting for the hold. Zero arms as soon as the last waiter leaves. Takes effect at the next hold.
+     *
+     * @param hold from 0 to {@link #MAX_WAITER_HOLD}
+     */
+    public void setWaiterHold(Duration hold) {
+        if (hold == null || hold.isNegative() || hold.compareTo(MAX_WAITER_HOLD) > 0) {
+            throw new IllegalArgumentException("the waiter hold must be from 0 to " + MAX_WAITER_HOLD.toMillis()
+                + " ms, was " + hold);
+        }
+        waiterHoldNanos = hold.toNanos();
+    }
+
+    /** The waiter hold ({@link #setWaiterHold}). */
+    public Duration waiterHold() {
+        return Duration.ofNanos(waiterHoldNanos);
     }
 
     /** Where the engine's loop stands. */
@@ -520,6 +557,10 @@ public final class EventEngine implements AutoCloseable {
                     // the backoff is epoll_wait's timeout: the loop stays responsive and never sleeps
                     timeout = (int) Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextRetry - System.nanoTime() + 999_999));
                 }
+                if (timeout != 0 && !held.isEmpty()) {
+                    int untilHeld = millisUntilHeldLook();
+                    timeout = timeout < 0 ? untilHeld : Math.min(timeout, untilHeld);
+                }
                 int n = LibC.epoll_wait(epfd, events, MAX_EPOLL_EVENTS, timeout);
                 if (n < 0) {
                     int errno = Mem.errno();
@@ -565,6 +606,9 @@ public final class EventEngine implements AutoCloseable {
                         break;
                     }
                     reg.pump();
+                }
+                if (!held.isEmpty()) {
+                    lookAtHeld();
                 }
             }
         } catch (Throwable t) {
@@ -660,6 +704,28 @@ public final class EventEngine implements AutoCloseable {
         }
     }
 
+    // Loop thread only: epoll_wait's timeout until the first held source is due, rounded up to whole milliseconds
+    private int millisUntilHeldLook() {
+        long first = Long.MAX_VALUE;
+        long now = System.nanoTime();
+        for (int i = 0; i < held.size(); i++) {
+            first = Math.min(first, held.get(i).heldUntil - now);
+        }
+        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(first + 999_999)));
+    }
+
+    // Loop thread only: looks at each held source whose hold has ended (one held again is added after the others)
+    private void lookAtHeld() {
+        long now = System.nanoTime();
+        for (int i = held.size() - 1; i >= 0; i--) {
+            Reg<?> reg = held.get(i);
+            if (now - reg.heldUntil >= 0) {
+                held.remove(i);
+                reg.holdEnded();
+            }
+        }
+    }
+
     private static final int QUEUED = 0;
     private static final int RUNNING = 1;
     private static final int ABANDONED = 2;
@@ -704,6 +770,14 @@ public final class EventEngine implements AutoCloseable {
         // leave arms it if the loop left that to it (armingOwed: set before waiters is read, so one of them arms)
         final AtomicInteger waiters = new AtomicInteger();
         volatile boolean armingOwed;
+        // the waiter hold: while holdPending, the loop will look at the source at heldUntil (loop only), so a waiter
+        // that got what it waited for leaves the arming to that look; awaitedAt: when a thread last called pollUntil
+        // (it may have found its event read by the loop already: it would have read it itself); waiterGaveUp: a
+        // waiter left without what it waited for, so the source is armed at once for the thread that now sleeps
+        volatile boolean holdPending;
+        long heldUntil;
+        volatile long awaitedAt;
+        volatile boolean waiterGaveUp;
 
         Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight, boolean onLoop) {
             this.onLoop = onLoop;
@@ -715,6 +789,7 @@ public final class EventEngine implements AutoCloseable {
             this.name = source.name();
             this.pollable = source.busyPollable();
             this.lastEventAt = System.nanoTime() - MAX_BUSY_POLL.toNanos() - 1; // no event yet: not busy-polled
+            this.awaitedAt = System.nanoTime() - MAX_WAITER_HOLD.toNanos() - 1; // never awaited yet: not held
             this.reading = onLoop && pollable ? new ReentrantLock() : null;
         }
 
@@ -779,6 +854,7 @@ public final class EventEngine implements AutoCloseable {
                         return;
                     }
                     try {
+                        waiterGaveUp = false; // armed now, for whoever sleeps
                         // an event that came before the arming is read now: epoll would not report it
                         if (!source.armBeforeWait() || (event = source.next()) == null) {
                             control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
@@ -803,31 +879,63 @@ public final class EventEngine implements AutoCloseable {
             resumed.add(this); // budget used: come back after the others
         }
 
-        // Loop thread, holding reading, the source run dry: while a thread polls it (pollUntil), the loop leaves it
-        // to that thread, unarmed (one CQ event per waiter at most, no busy poll beside the waiter's), and the last
-        // waiter to leave arms it (leave)
+        // Loop thread, holding reading, the source run dry: while a thread polls it (pollUntil), or within the waiter
+        // hold after one awaited it, the loop leaves it to the waiters, unarmed (no CQ event, no busy poll beside the
+        // waiter's), and looks at it again when the hold ends; the last waiter to leave without what it waited for
+        // arms it at once (leave)
         private boolean leftToWaiters() {
             armingOwed = true;
-            if (waiters.get() > 0) {
+            if (waiters.get() > 0 || keptByWaiters()) {
                 control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
+                hold();
                 return true;
             }
             armingOwed = false; // no waiter: armed (or busy-polled) below, as ever
             return false;
         }
 
-        // A waiter leaves: the last one arms the source if the loop left that to the waiters, then polls it once
-        // more, as the loop does before it waits (a completion that came before the arming raises no event)
-        private void leave() {
-            if (waiters.decrementAndGet() > 0 || !armingOwed) {
+        // Loop thread: whether a thread awaited the source within the hold, and none gave up since it was last armed
+        private boolean keptByWaiters() {
+            long hold = waiterHoldNanos;
+            return hold > 0 && !waiterGaveUp && System.nanoTime() - awaitedAt < hold;
+        }
+
+        // Loop thread: a look at the source when the waiter hold ends (one at a time)
+        private void hold() {
+            long hold = waiterHoldNanos;
+            if (hold > 0 && !holdPending) {
+                heldUntil = System.nanoTime() + hold;
+                holdPending = true;
+                held.add(this);
+            }
+        }
+
+        // Loop thread, the hold ended: reads what is there and decides again (hold on, or arm)
+        void holdEnded() {
+            holdPending = false;
+            if (armingOwed && !removed) {
+                pump();
+            }
+        }
+
+        // A waiter leaves (done: it got what it waited for). The last one arms the source if the loop left that to
+        // the waiters, then polls it once more, as the loop does before it waits (a completion that came before the
+        // arming raises no event); one that got what it waited for leaves the arming to the loop's look at the end
+        // of the hold, while one is pending
+        private void leave(boolean done) {
+            if (!done) {
+                waiterGaveUp = true; // before the decrement: the last waiter, or the loop's next decision, sees it
+            }
+            if (waiters.decrementAndGet() > 0 || !armingOwed || (!waiterGaveUp && holdPending)) {
                 return;
             }
             reading.lock();
             try {
-                if (!armingOwed || waiters.get() > 0 || removed) {
-                    return; // the loop armed it meanwhile, or a new waiter will
+                if (!armingOwed || waiters.get() > 0 || removed || (!waiterGaveUp && holdPending)) {
+                    return; // the loop armed it meanwhile, a new waiter will, or the loop's look at the hold's end
                 }
                 armingOwed = false;
+                waiterGaveUp = false;
                 if (source.armBeforeWait() && readHere(READ_BUDGET) == READ_BUDGET) {
                     readSoon(); // more came before the arming, and raise no event: the loop reads on
                 }
@@ -871,18 +979,24 @@ public final class EventEngine implements AutoCloseable {
 
         @Override
         public boolean pollUntil(BooleanSupplier done) {
+            long budget = busyPollNanos;
+            boolean polls = reading != null && budget > 0;
+            if (polls) {
+                awaitedAt = System.nanoTime(); // even if the loop read it already: this thread would have
+            }
             if (done.getAsBoolean()) {
                 return true;
             }
-            long budget = busyPollNanos;
-            if (reading == null || budget <= 0) {
+            if (!polls) {
                 return false;
             }
             waiters.incrementAndGet();
+            boolean got = false;
             try {
-                return pollWhileWaiting(done, budget);
+                got = pollWhileWaiting(done, budget);
+                return got;
             } finally {
-                leave();
+                leave(got);
             }
         }
 

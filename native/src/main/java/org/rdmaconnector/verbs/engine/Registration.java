@@ -65,7 +65,9 @@ public interface Registration extends AutoCloseable {
      * the source itself ({@link EventSource#poll()}) and handles each event as the loop would, one reader at a time
      * with the loop, until {@code done} says true or the engine's busy-poll budget ({@link EventEngine#setBusyPoll})
      * has passed since the call. A thread about to wait for a completion then needs no wake-up from the loop: the
-     * price is up to the budget of its CPU. The loop still arms the source and reads it when this thread gives up.
+     * price is up to the budget of its CPU. The loop still arms the source and reads it when this thread gives up;
+     * while threads keep calling this, it leaves the source unarmed for the engine's waiter hold
+     * ({@link EventEngine#setWaiterHold}) after the last call began.
      * For any other registration, or a budget of 0, it only asks {@code done}.
      *
      * @return {@code done}'s last answer: false when the budget passed first (then wait as usual)

@@ -41,10 +41,11 @@ import org.rdmaconnector.verbs.engine.Registration;
 class BusyPollDeviceTest {
     private static final int EXCHANGES = 200;
 
-    /** Runs the exchanges with {@code budget}; returns the client set's figures after them. */
-    private static ChannelSetInfo exchange(Duration budget, String name) throws Exception {
+    /** Runs the exchanges with {@code budget} and {@code hold}; returns the client set's figures after them. */
+    private static ChannelSetInfo exchange(Duration budget, Duration hold, String name) throws Exception {
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone(name, 2)) {
             runtime.engine().setBusyPoll(budget);
+            runtime.engine().setWaiterHold(hold);
             int port = Loopback.nextPort();
             Activation activation = echoListener(runtime, port, 4, 1);
             try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
@@ -147,20 +148,27 @@ class BusyPollDeviceTest {
 
     @Test
     void withABudgetTheAwaitingThreadReadsTheCompletionsAndNothingIsLost() throws Exception {
-        ChannelSetInfo waiting = exchange(Duration.ZERO, "rdma-no-busy-poll");
-        ChannelSetInfo polling = exchange(EventEngine.MAX_BUSY_POLL, "rdma-busy-poll");
+        ChannelSetInfo waiting = exchange(Duration.ZERO, Duration.ZERO, "rdma-no-busy-poll");
+        ChannelSetInfo polling = exchange(EventEngine.MAX_BUSY_POLL, Duration.ZERO, "rdma-busy-poll");
+        ChannelSetInfo holding = exchange(EventEngine.MAX_BUSY_POLL, EventEngine.MAX_WAITER_HOLD, "rdma-hold");
         String figures = "without busy polling: " + waiting.completionsRead() + " completions, "
             + waiting.completionEvents() + " completion events; with a budget of " + EventEngine.MAX_BUSY_POLL
-            + ": " + polling.completionsRead() + " completions, " + polling.completionEvents() + " completion events";
+            + ": " + polling.completionsRead() + " completions, " + polling.completionEvents() + " completion events"
+            + "; and a waiter hold of " + EventEngine.MAX_WAITER_HOLD + ": " + holding.completionsRead()
+            + " completions, " + holding.completionEvents() + " completion events";
         System.out.println("BusyPollDeviceTest: " + figures);
         // a send and a receive completion per exchange, on each budget
         assertEquals(2L * EXCHANGES, waiting.completionsRead(), figures);
         assertEquals(2L * EXCHANGES, polling.completionsRead(), figures);
+        assertEquals(2L * EXCHANGES, holding.completionsRead(), figures);
         // the client waits for each answer, so without busy polling it sleeps and wakes about once per exchange
         // (the look after arming finds an answer that came early, so not always)
         assertTrue(waiting.completionEvents() >= EXCHANGES / 2, figures);
         // with the budget, the client's CQ is armed only when its last waiter leaves (the loop leaves it to the
         // waiter meanwhile): at most one event per wait, two waits per exchange
         assertTrue(polling.completionEvents() <= 2L * EXCHANGES, figures);
+        // with the hold as well, it stays unarmed while the waiter keeps reading it: an event only where a waiter
+        // gave up (an answer slower than the budget) or at the start
+        assertTrue(holding.completionEvents() <= EXCHANGES / 10, figures);
     }
 }

@@ -84,6 +84,7 @@ class BusyPollTest {
 
         @Override
         public synchronized Integer next() {
+            nexts++;
             while (bell.next() != null) {
                 // the notification was taken, as ibv_get_cq_event takes it; the queue is polled below
             }
@@ -114,6 +115,7 @@ class BusyPollTest {
         }
 
         int polls;
+        int nexts;
         boolean closed;
     }
 
@@ -291,6 +293,77 @@ class BusyPollTest {
         assertTrue(registration.eventsReadByWaiters() > 0, "the waiters read some");
     }
 
+    /**
+     * A waiter reads an event of a queue the loop was never told about, then the bell makes the loop look at the
+     * queue (dry): the loop leaves it unarmed for the waiter hold. Returns once the loop has looked.
+     */
+    private Registration heldAfterAWaiterRead(SilentQueue queue, List<Integer> seen) throws InterruptedException {
+        Registration registration = engine.registerOnLoop(queue, seen::add);
+        queue.add(0);
+        assertTrue(registration.pollUntil(() -> seen.size() == 1), "the waiter read event 0");
+        assertTrue(bell.write(0, 1), "the bell pipe is full");
+        await("the loop looked at the queue", () -> queue.nexts > 0);
+        return registration;
+    }
+
+    @Test
+    void afterAWaiterReadTheSourceTheLoopLeavesItUnarmedForTheHoldThenArmsIt() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        Duration hold = EventEngine.MAX_WAITER_HOLD;
+        engine.setWaiterHold(hold);
+        SilentQueue queue = new SilentQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        long start = System.nanoTime();
+        Registration registration = heldAfterAWaiterRead(queue, seen);
+        // a waiter that gets what it waits for leaves the arming to the loop's look at the end of the hold
+        queue.add(1);
+        assertTrue(registration.pollUntil(() -> seen.size() == 2), "the waiter read event 1");
+        assertTrue(!queue.isArmed(), "left unarmed: a completion now raises no event and wakes no loop");
+        await("armed once a hold passed without a waiter reading it", queue::isArmed);
+        assertTrue(System.nanoTime() - start >= hold.toNanos(), "not armed before the hold ended");
+        assertEquals(0, queue.notifications);
+        // armed: the loop alone hears the next event
+        queue.add(2);
+        awaitInOrder(seen, 3);
+        assertEquals(2, registration.eventsReadByWaiters());
+    }
+
+    @Test
+    void aThreadThatFindsItsEventReadByTheLoopAlreadyStillKeepsTheSourceUnarmed() throws InterruptedException {
+        engine.setBusyPoll(Duration.ofMillis(1));
+        Duration hold = EventEngine.MAX_WAITER_HOLD;
+        engine.setWaiterHold(hold);
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = engine.registerOnLoop(queue, seen::add);
+        queue.add(0); // armed at open: the loop is told and reads it
+        awaitInOrder(seen, 1);
+        await("armed again after the loop's busy poll", queue::isArmed);
+        // this thread would have read event 0 had the loop not been first: the loop now holds the source for it
+        assertTrue(registration.pollUntil(() -> seen.size() == 1), "read by the loop already");
+        long awaited = System.nanoTime();
+        queue.add(1);
+        awaitInOrder(seen, 2);
+        await("armed once a hold passed without a thread awaiting it", queue::isArmed);
+        assertTrue(System.nanoTime() - awaited >= hold.toNanos(), "held after the await, not armed after the "
+            + "busy poll");
+        assertEquals(0, registration.eventsReadByWaiters());
+    }
+
+    @Test
+    void aWaiterThatGivesUpDuringTheHoldArmsTheSourceAtOnce() throws InterruptedException {
+        engine.setBusyPoll(Duration.ofMillis(1));
+        engine.setWaiterHold(EventEngine.MAX_WAITER_HOLD);
+        SilentQueue queue = new SilentQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = heldAfterAWaiterRead(queue, seen);
+        assertTrue(!registration.pollUntil(() -> false), "nothing came within the budget");
+        assertTrue(queue.isArmed(), "armed by the waiter that gave up, for the thread that now sleeps");
+        queue.add(1);
+        awaitInOrder(seen, 2);
+        assertEquals(1, queue.notifications, "the loop was told");
+    }
+
     @Test
     void theLoopAndAWaiterReadOneSourceInItsOrderAndEachEventOnce() throws InterruptedException {
         engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
@@ -323,5 +396,14 @@ class BusyPollTest {
         assertThrows(IllegalArgumentException.class, () -> engine.setBusyPoll(null));
         engine.setBusyPoll(Duration.ofNanos(7_000));
         assertEquals(Duration.ofNanos(7_000), engine.busyPoll());
+
+        assertEquals(EventEngine.DEFAULT_WAITER_HOLD, engine.waiterHold());
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+            () -> engine.setWaiterHold(Duration.ofMillis(1001)));
+        assertEquals("the waiter hold must be from 0 to 1000 ms, was PT1.001S", tooLong.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> engine.setWaiterHold(Duration.ofNanos(-1)));
+        assertThrows(IllegalArgumentException.class, () -> engine.setWaiterHold(null));
+        engine.setWaiterHold(Duration.ofMillis(3));
+        assertEquals(Duration.ofMillis(3), engine.waiterHold());
     }
 }
