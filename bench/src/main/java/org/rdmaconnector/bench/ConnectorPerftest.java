@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rdmaconnector.connector.ChannelSetInfo;
 import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MemoryRegion;
@@ -44,7 +45,9 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  *     which its endpoint only counts.</li>
  * </ul>
  * Both sides' engines busy-poll for {@code -Dperftest.busyPollMicros} (default the engine's 50 us), which is also
- * how long a thread awaiting a request polls the client's CQ itself before it sleeps.
+ * how long a thread awaiting a request polls the client's CQ itself before it sleeps, and hold the CQ unarmed for
+ * {@code -Dperftest.waiterHoldMicros} (default the engine's 5 ms) after a thread awaited it. The result line
+ * ends with the client's CQ events per operation: each one woke the client's event loop.
  * The bandwidth tests signal one request in {@code -Dperftest.signalEvery} (default 16, at most {@code WINDOW}; 1
  * signals each), as perftest signals one in its {@code --cq-mod}: the others complete with it (selective signaling).
  * The client prints one {@code result} line: messages/s and MB/s (10^6 bytes) for the bandwidth tests, the typical
@@ -79,10 +82,15 @@ public final class ConnectorPerftest {
             Integer.parseInt(args[6]), Integer.parseInt(args[7]));
     }
 
-    /** The runtime's engine with the busy-poll budget {@code -Dperftest.busyPollMicros} (default the engine's). */
+    /**
+     * The runtime's engine with the busy-poll budget {@code -Dperftest.busyPollMicros} and the waiter hold
+     * {@code -Dperftest.waiterHoldMicros} (defaults the engine's).
+     */
     private static EventEngine busyPolling(ConnectorRuntime runtime) {
         runtime.engine().setBusyPoll(Duration.ofNanos(1000 * Long.getLong("perftest.busyPollMicros",
             EventEngine.DEFAULT_BUSY_POLL_MICROS)));
+        runtime.engine().setWaiterHold(Duration.ofNanos(1000 * Long.getLong("perftest.waiterHoldMicros",
+            EventEngine.DEFAULT_WAITER_HOLD.toNanos() / 1000)));
         return runtime.engine();
     }
 
@@ -112,7 +120,10 @@ public final class ConnectorPerftest {
             await(answer, "the listener's region");
             RemoteRegion remote = RemoteRegion.fromBytes(answer.data());
             long[] samples = new long[iters];
+            // read_lat: how long the post itself took (on rxe the whole READ may run in the post's system call)
+            long[] posts = new long[iters];
             long start = 0;
+            ChannelSetInfo before = set.info();
             switch (TESTS[test]) {
                 case "read_lat" -> {
                     for (int i = -warmup; i < iters; i++) {
@@ -120,9 +131,12 @@ public final class ConnectorPerftest {
                             start = System.nanoTime();
                         }
                         long t0 = System.nanoTime();
-                        await(endpoint.read(local, 0, size, remote, 0), "read " + i);
+                        WorkRequest read = endpoint.read(local, 0, size, remote, 0);
+                        long posted = System.nanoTime();
+                        await(read, "read " + i);
                         if (i >= 0) {
                             samples[i] = System.nanoTime() - t0;
+                            posts[i] = posted - t0;
                         }
                     }
                 }
@@ -155,15 +169,20 @@ public final class ConnectorPerftest {
                     warmup, depth, signalEvery);
             }
             long elapsed = System.nanoTime() - start;
+            // the client's CQ events per operation, warm-up included: each one woke the event loop
+            double events = (set.info().completionEvents() - before.completionEvents()) / (double) (iters + warmup);
             if (TESTS[test].endsWith("_bw")) {
                 double rate = iters / (elapsed / 1e9);
-                System.out.printf("result test=%s size=%d window=%d signalEvery=%d iters=%d msgs/s=%.1f MB/s=%.2f%n",
-                    TESTS[test], size, depth, signalEvery, iters, rate, rate * size / 1e6);
+                System.out.printf("result test=%s size=%d window=%d signalEvery=%d iters=%d msgs/s=%.1f MB/s=%.2f "
+                    + "cqEvents/op=%.3f%n", TESTS[test], size, depth, signalEvery, iters, rate, rate * size / 1e6,
+                    events);
             } else {
                 Arrays.sort(samples);
+                Arrays.sort(posts);
                 double average = Arrays.stream(samples).average().orElse(0);
-                System.out.printf("result test=%s size=%d iters=%d typical=%.2f average=%.2f%n", TESTS[test], size,
-                    iters, samples[iters / 2] / 1e3, average / 1e3);
+                System.out.printf("result test=%s size=%d iters=%d typical=%.2f average=%.2f cqEvents/op=%.3f%s%n",
+                    TESTS[test], size, iters, samples[iters / 2] / 1e3, average / 1e3, events,
+                    posts[iters / 2] == 0 ? "" : String.format(" post=%.2f", posts[iters / 2] / 1e3));
             }
             endpoint.close();
         }
