@@ -3,7 +3,9 @@
 # VM (it/vm/rdma-vm): perftest's ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw beside ConnectorPerftest
 # (rdma-native's connector API: a client channel set against a hub listener), the same sizes, counts and window.
 # Each pair runs three times; prints every figure and the Java/C ratio of the medians (for latency: C's over Java's,
-# so that 1.0 or more is as good as C either way).
+# so that 1.0 or more is as good as C either way). Before read_lat, read_post.c and RawRead (rdma-native's verbs, no
+# connector) do the same READ one at a time, busy polling in the posting thread: how long the post takes, the round
+# trip, and how often the READ was complete when the post returned.
 # Usage: bench/vm-perftest.sh [SIZE [ITERS [WINDOW]]]   (defaults 4096 3000 64)
 # Environment: WARMUP_ITERS (untimed Java operations first, default 2000), JVM_FLAGS, REPEATS (default 3),
 # BENCH_JAVA_HOME (the JDK of the Java side; default the java on the PATH), SIGNAL_EVERY (the Java bandwidth tests
@@ -38,6 +40,7 @@ fi
 share=$root/bench/target/vm-perftest
 rm -rf "$share"
 mkdir -p "$share"
+gcc -O2 -Wall -o "$share/read_post" bench/src/main/c/read_post.c -lrdmacm -libverbs
 # the JVM of the Java side: $BENCH_JAVA_HOME (e.g. a JDK 22+ for the FFM inline verbs), or the java on the PATH
 java=${BENCH_JAVA_HOME:+$BENCH_JAVA_HOME/bin/java}
 java=$(readlink -f "${java:-$(command -v java)}")
@@ -56,6 +59,27 @@ c_run() {
     for i in \$(seq 300); do ss -ltn | grep -q ":\$port " && break; sleep 0.1; done
     timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" 10.0.0.1 > c-\$name-client.txt 2>&1
     wait
+}
+# read_post.c, then RawRead: the server, then the client once the server said it listens; the JVM tried twice
+post_run() {
+    local r=\$1 try
+    port=\$((port + 1))
+    timeout 120 ./read_post server 10.0.0.1 \$port $size $iters $warmup > c-read_post-\$r-server.txt 2>&1 &
+    for i in \$(seq 300); do grep -q '^ready' c-read_post-\$r-server.txt && break; sleep 0.1; done
+    timeout 120 ./read_post client 10.0.0.1 \$port $size $iters $warmup > c-read_post-\$r-client.txt 2>&1
+    wait
+    for try in 1 2; do
+        port=\$((port + 1))
+        jvm $root/bench/target/benchmarks.jar org.rdmaconnector.bench.RawRead server 10.0.0.1 \$port $size \
+            $iters $warmup > java-read_post-\$r-server.txt 2>&1 &
+        for i in \$(seq 600); do grep -q '^ready' java-read_post-\$r-server.txt && break; sleep 0.1; done
+        jvm $root/bench/target/benchmarks.jar org.rdmaconnector.bench.RawRead client 10.0.0.1 \$port $size \
+            $iters $warmup > java-read_post-\$r-client.txt 2>&1
+        grep -q 'read_post:' java-read_post-\$r-client.txt || kill %1 2>/dev/null
+        wait
+        grep -q 'read_post:' java-read_post-\$r-client.txt && return
+        echo "   read_post: no result (try \$try)"
+    done
 }
 # ConnectorPerftest: the listener, then the client once the listener said so; a JVM under qemu's TCG dies now and
 # then at freshly patched JIT code (BENCHMARKS.md): a run without a result is tried once more, and said so
@@ -84,6 +108,7 @@ java_all() {
 }
 for r in \$(seq $repeats); do
     echo "== round \$r"
+    post_run \$r
     c_run read_lat-\$r ib_read_lat -s $size -n $iters
     java_all read_lat \$r
     c_run write_lat-\$r ib_write_lat -s $size -n $iters
@@ -106,6 +131,23 @@ printf 'one-sided and windowed sends, %d bytes, %d iterations, window %d (Java s
 printf '  %-10s %-12s %-26s %-26s %8s\n' test "busy poll" "C (perftest), each round" "Java (connector), each round" \
     "Java/C"
 failed=0
+# read_post's round trip, and its post and completions found right after it, of each round
+post_re='.*read_post: post p50=\([0-9.]*\) us, round trip p50=\([0-9.]*\) us'
+post_re="$post_re, complete after the post \([0-9]*\).*"
+post_field() { sed -n "s|$post_re|\\$2|p" "$1"; }
+cs="" js="" cp="" jp=""
+for r in $(seq "$repeats"); do
+    c=$(post_field "$share/c-read_post-$r-client.txt" 2) j=$(post_field "$share/java-read_post-$r-client.txt" 2)
+    [[ -z $c || -z $j ]] && { echo "round $r of read_post printed no result; see $share" >&2; failed=1; }
+    cs="$cs ${c:-}" js="$js ${j:-}"
+    cp="$cp $(post_field "$share/c-read_post-$r-client.txt" 1)/$(post_field "$share/c-read_post-$r-client.txt" 3)"
+    jp="$jp $(post_field "$share/java-read_post-$r-client.txt" 1)/$(post_field "$share/java-read_post-$r-client.txt" 3)"
+done
+cm=$(echo "$cs" | median) jm=$(echo "$js" | median)
+ratio=$(awk -v c="$cm" -v j="$jm" 'BEGIN { if (c == "" || j == "" || j == 0) print "-"; else printf "%.2f", c / j }')
+printf '  %-10s %-12s %-26s %-26s %8s  (us, raw verbs: read_post.c, RawRead)\n' read_post - "$cs" "$js" "$ratio"
+printf '  %-10s %-12s %-26s %-26s %8s  (us in the post / READs complete after it, of %d)\n' "" "" "$cp" "$jp" "" \
+    "$iters"
 for test in read_lat write_lat write_bw send_bw; do
     for v in $variants; do
         IFS=: read -r label bp _ <<< "$v"
