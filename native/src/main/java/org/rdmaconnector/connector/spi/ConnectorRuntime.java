@@ -239,6 +239,20 @@ public final class ConnectorRuntime implements AutoCloseable {
         }
 
         @Override
+        public long getWaiterHoldMicros() {
+            return engine.waiterHold().toNanos() / 1000;
+        }
+
+        @Override
+        public void setWaiterHoldMicros(long micros) {
+            long max = EventEngine.MAX_WAITER_HOLD.toNanos() / 1000;
+            if (micros < 0 || micros > max) {
+                throw new IllegalArgumentException("WaiterHoldMicros must be from 0 to " + max + ", was " + micros);
+            }
+            engine.setWaiterHold(Duration.ofNanos(micros * 1000));
+        }
+
+        @Override
         public long getBusyPolls() {
             return engine.registrations().stream().mapToLong(Registration::busyPolls).sum();
         }

@@ -51,6 +51,20 @@ public interface EngineMXBean {
      */
     void setBusyPollMicros(long micros);
 
+    /**
+     * The waiter hold in microseconds: while threads keep awaiting a client connection's completion queue, how long
+     * after the last await began the loop leaves the queue unarmed to them (0: re-armed as the last one leaves).
+     * Settable at run time.
+     */
+    long getWaiterHoldMicros();
+
+    /**
+     * Sets the waiter hold, from 0 to 1000000 microseconds.
+     *
+     * @throws IllegalArgumentException outside that range
+     */
+    void setWaiterHoldMicros(long micros);
+
     /** Busy polls that found a completion queue empty and kept it unarmed, by the registrations open now. */
     long getBusyPolls();
 

@@ -45,6 +45,13 @@ class ConnectorRuntimeTest {
         assertEquals("BusyPollMicros must be from 0 to 100000, was 200000", refused.getCause().getMessage());
         assertEquals(0L, jmx.getAttribute(a, "BusyPolls"));
         assertEquals(0L, jmx.getAttribute(a, "EventsReadByWaiters"));
+        assertEquals(5000L, jmx.getAttribute(a, "WaiterHoldMicros"));
+        jmx.setAttribute(a, new javax.management.Attribute("WaiterHoldMicros", 0L));
+        assertEquals(java.time.Duration.ZERO, first.engine().waiterHold(), "retuned at run time");
+        javax.management.RuntimeMBeanException tooLong = org.junit.jupiter.api.Assertions.assertThrows(
+            javax.management.RuntimeMBeanException.class,
+            () -> jmx.setAttribute(a, new javax.management.Attribute("WaiterHoldMicros", 1_000_001L)));
+        assertEquals("WaiterHoldMicros must be from 0 to 1000000, was 1000001", tooLong.getCause().getMessage());
         assertTrue(threadsNamed("rdma-rt-test-event-loop"));
         first.engine().close();
         assertEquals("CLOSED", jmx.getAttribute(a, "LoopState"), "the loop's end shows before the runtime goes");
