@@ -885,9 +885,10 @@ public final class EventEngine implements AutoCloseable {
         // arms it at once (leave)
         private boolean leftToWaiters() {
             armingOwed = true;
-            if (waiters.get() > 0 || keptByWaiters()) {
+            long hold = waiterHoldNanos; // read once: a hold decided on is a look scheduled
+            if (waiters.get() > 0 || keptByWaiters(hold)) {
                 control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
-                hold();
+                hold(hold);
                 return true;
             }
             armingOwed = false; // no waiter: armed (or busy-polled) below, as ever
@@ -895,14 +896,13 @@ public final class EventEngine implements AutoCloseable {
         }
 
         // Loop thread: whether a thread awaited the source within the hold, and none gave up since it was last armed
-        private boolean keptByWaiters() {
-            long hold = waiterHoldNanos;
+        private boolean keptByWaiters(long hold) {
             return hold > 0 && !waiterGaveUp && System.nanoTime() - awaitedAt < hold;
         }
 
-        // Loop thread: a look at the source when the waiter hold ends (one at a time)
-        private void hold() {
-            long hold = waiterHoldNanos;
+        // Loop thread: a look at the source when the waiter hold ends (one at a time); none for a hold of 0 (then the
+        // last waiter arms the source as it leaves)
+        private void hold(long hold) {
             if (hold > 0 && !holdPending) {
                 heldUntil = System.nanoTime() + hold;
                 holdPending = true;
@@ -924,7 +924,10 @@ public final class EventEngine implements AutoCloseable {
         // of the hold, while one is pending
         private void leave(boolean done) {
             if (!done) {
-                waiterGaveUp = true; // before the decrement: the last waiter, or the loop's next decision, sees it
+                // before the decrement: the last waiter, or the loop's next decision, sees them; this await no longer
+                // keeps the source unarmed, since its thread now sleeps until someone reads its completion
+                awaitedAt = System.nanoTime() - MAX_WAITER_HOLD.toNanos() - 1;
+                waiterGaveUp = true;
             }
             if (waiters.decrementAndGet() > 0 || !armingOwed || (!waiterGaveUp && holdPending)) {
                 return;
