@@ -12,7 +12,8 @@
 # signal one request in this many, default 16; 1 signals each), BUSY_POLL_MICROS (the Java engines' busy-poll
 # budgets, each run in turn in the same boot; also how long a thread awaiting a request polls the CQ itself; default
 # "50 2000": the engine's default, and the VM-scaled budget of vm-bench.sh), BASELINE_JAR (the benchmarks.jar of
-# another build, e.g. an earlier commit's: its Java side runs too, at the first budget, in the same boot, as "base").
+# another build, e.g. an earlier commit's: its Java side runs too, at the first budget, in the same boot, as "base"),
+# TESTS (which of read_lat write_lat write_bw send_bw to run, default all; read_post runs with read_lat).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
@@ -23,6 +24,10 @@ repeats=${REPEATS:-3}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
 signal_every=${SIGNAL_EVERY:-16}
 busy_polls=${BUSY_POLL_MICROS:-50 2000}
+tests=${TESTS:-read_lat write_lat write_bw send_bw}
+for t in $tests; do
+    [[ $t =~ ^(read_lat|write_lat|write_bw|send_bw)$ ]] || { echo "TESTS: no test $t" >&2; exit 2; }
+done
 # the Java variants, LABEL:BUDGET:JAR each
 variants=""
 for bp in $busy_polls; do
@@ -106,17 +111,23 @@ java_all() {
         java_run \$test-\$r-\$label \$test \$bp \$jar
     done
 }
+# perftest's tool and options of each test
+c_test() {
+    local test=\$1 r=\$2
+    case \$test in
+        read_lat) c_run read_lat-\$r ib_read_lat -s $size -n $iters ;;
+        write_lat) c_run write_lat-\$r ib_write_lat -s $size -n $iters ;;
+        write_bw) c_run write_bw-\$r ib_write_bw -s $size -n $iters -t $window ;;
+        send_bw) c_run send_bw-\$r ib_send_bw -s $size -n $iters -t $window ;;
+    esac
+}
 for r in \$(seq $repeats); do
     echo "== round \$r"
-    post_run \$r
-    c_run read_lat-\$r ib_read_lat -s $size -n $iters
-    java_all read_lat \$r
-    c_run write_lat-\$r ib_write_lat -s $size -n $iters
-    java_all write_lat \$r
-    c_run write_bw-\$r ib_write_bw -s $size -n $iters -t $window
-    java_all write_bw \$r
-    c_run send_bw-\$r ib_send_bw -s $size -n $iters -t $window
-    java_all send_bw \$r
+    for test in $tests; do
+        [[ \$test == read_lat ]] && post_run \$r
+        c_test \$test \$r
+        java_all \$test \$r
+    done
 done
 PAYLOAD
 it/vm/rdma-vm run --quiet --share "$share" --timeout 1500 -- /bin/bash "$share/payload.sh"
@@ -135,25 +146,32 @@ failed=0
 post_re='.*read_post: post p50=\([0-9.]*\) us, round trip p50=\([0-9.]*\) us'
 post_re="$post_re, complete after the post \([0-9]*\).*"
 post_field() { sed -n "s|$post_re|\\$2|p" "$1"; }
-cs="" js="" cp="" jp=""
-for r in $(seq "$repeats"); do
-    c=$(post_field "$share/c-read_post-$r-client.txt" 2) j=$(post_field "$share/java-read_post-$r-client.txt" 2)
-    [[ -z $c || -z $j ]] && { echo "round $r of read_post printed no result; see $share" >&2; failed=1; }
-    cs="$cs ${c:-}" js="$js ${j:-}"
-    cp="$cp $(post_field "$share/c-read_post-$r-client.txt" 1)/$(post_field "$share/c-read_post-$r-client.txt" 3)"
-    jp="$jp $(post_field "$share/java-read_post-$r-client.txt" 1)/$(post_field "$share/java-read_post-$r-client.txt" 3)"
-done
-cm=$(echo "$cs" | median) jm=$(echo "$js" | median)
-ratio=$(awk -v c="$cm" -v j="$jm" 'BEGIN { if (c == "" || j == "" || j == 0) print "-"; else printf "%.2f", c / j }')
-printf '  %-10s %-12s %-26s %-26s %8s  (us, raw verbs: read_post.c, RawRead)\n' read_post - "$cs" "$js" "$ratio"
-printf '  %-10s %-12s %-26s %-26s %8s  (us in the post / READs complete after it, of %d)\n' "" "" "$cp" "$jp" "" \
-    "$iters"
-for test in read_lat write_lat write_bw send_bw; do
+if [[ " $tests " == *" read_lat "* ]]; then
+    cs="" js="" cp="" jp=""
+    for r in $(seq "$repeats"); do
+        c=$(post_field "$share/c-read_post-$r-client.txt" 2) j=$(post_field "$share/java-read_post-$r-client.txt" 2)
+        [[ -z $c || -z $j ]] && { echo "round $r of read_post printed no result; see $share" >&2; failed=1; }
+        cs="$cs ${c:-}" js="$js ${j:-}"
+        for side in c java; do
+            f=$share/$side-read_post-$r-client.txt
+            printf -v "${side:0:1}p" '%s %s/%s' "$([[ $side == c ]] && echo "$cp" || echo "$jp")" \
+                "$(post_field "$f" 1)" "$(post_field "$f" 3)"
+        done
+    done
+    cm=$(echo "$cs" | median) jm=$(echo "$js" | median)
+    ratio=$(awk -v c="$cm" -v j="$jm" 'BEGIN { if (c == "" || j == "" || j == 0) print "-";
+        else printf "%.2f", c / j }')
+    printf '  %-10s %-12s %-26s %-26s %8s  (us, raw verbs: read_post.c, RawRead)\n' read_post - "$cs" "$js" "$ratio"
+    printf '  %-10s %-12s %-26s %-26s %8s  (us in the post / READs complete after it, of %d)\n' "" "" "$cp" "$jp" "" \
+        "$iters"
+fi
+for test in $tests; do
     for v in $variants; do
         IFS=: read -r label bp _ <<< "$v"
-        cs="" js=""
+        cs="" js="" events=""
         for r in $(seq "$repeats"); do
             c=$(c_field "$share/c-$test-$r-client.txt" 5)
+            events="$events $(java_field "$share/java-$test-$r-$label-client.txt" 'cqEvents/op')"
             if [[ $test == *_lat ]]; then
                 j=$(java_field "$share/java-$test-$r-$label-client.txt" typical)
             else
@@ -169,6 +187,8 @@ for test in read_lat write_lat write_bw send_bw; do
             else if (t ~ /_lat$/) printf "%.2f", c / j; else printf "%.2f", j / c }')
         printf '  %-10s %-12s %-26s %-26s %8s  (%s)\n' "$test" "$([[ $label == base ]] && echo "base, ")$bp us" \
             "$cs" "$js" "$ratio" "$unit"
+        # the client's CQ events per operation, where that build prints them: each woke its event loop
+        [[ -n ${events// /} ]] && printf '  %-10s %-12s %-26s %-26s\n' "" "" "" "CQ events/op:$events"
     done
 done
 exit $failed
