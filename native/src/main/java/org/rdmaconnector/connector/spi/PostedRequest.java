@@ -90,8 +90,10 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public WorkCompletion await(Duration timeout) throws InterruptedException {
-        if (result == null && completions != null) {
-            completions.pollUntil(this::isDone); // no wake-up needed when this thread reads its own completion
+        if (completions != null) {
+            // no wake-up needed when this thread reads its own completion; called even when the request is done
+            // already, since this thread awaits the CQ all the same (the engine's waiter hold)
+            completions.pollUntil(this::isDone);
         }
         if (!completion().waitForCompletion(timeout)) {
             return null;
