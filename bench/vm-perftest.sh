@@ -146,17 +146,16 @@ failed=0
 post_re='.*read_post: post p50=\([0-9.]*\) us, round trip p50=\([0-9.]*\) us'
 post_re="$post_re, complete after the post \([0-9]*\).*"
 post_field() { sed -n "s|$post_re|\\$2|p" "$1"; }
+# the time in the post and the READs complete after it, as P/N
+post_and_complete() { echo "$(post_field "$1" 1)/$(post_field "$1" 3)"; }
 if [[ " $tests " == *" read_lat "* ]]; then
     cs="" js="" cp="" jp=""
     for r in $(seq "$repeats"); do
         c=$(post_field "$share/c-read_post-$r-client.txt" 2) j=$(post_field "$share/java-read_post-$r-client.txt" 2)
         [[ -z $c || -z $j ]] && { echo "round $r of read_post printed no result; see $share" >&2; failed=1; }
         cs="$cs ${c:-}" js="$js ${j:-}"
-        for side in c java; do
-            f=$share/$side-read_post-$r-client.txt
-            printf -v "${side:0:1}p" '%s %s/%s' "$([[ $side == c ]] && echo "$cp" || echo "$jp")" \
-                "$(post_field "$f" 1)" "$(post_field "$f" 3)"
-        done
+        cp="$cp $(post_and_complete "$share/c-read_post-$r-client.txt")"
+        jp="$jp $(post_and_complete "$share/java-read_post-$r-client.txt")"
     done
     cm=$(echo "$cs" | median) jm=$(echo "$js" | median)
     ratio=$(awk -v c="$cm" -v j="$jm" 'BEGIN { if (c == "" || j == "" || j == 0) print "-";

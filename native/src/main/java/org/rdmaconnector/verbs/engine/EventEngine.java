@@ -984,8 +984,10 @@ public final class EventEngine implements AutoCloseable {
         public boolean pollUntil(BooleanSupplier done) {
             long budget = busyPollNanos;
             boolean polls = reading != null && budget > 0;
+            long start = 0;
             if (polls) {
-                awaitedAt = System.nanoTime(); // even if the loop read it already: this thread would have
+                start = System.nanoTime();
+                awaitedAt = start; // even if the loop read it already: this thread would have
             }
             if (done.getAsBoolean()) {
                 return true;
@@ -996,15 +998,15 @@ public final class EventEngine implements AutoCloseable {
             waiters.incrementAndGet();
             boolean got = false;
             try {
-                got = pollWhileWaiting(done, budget);
+                got = pollWhileWaiting(done, budget, start);
                 return got;
             } finally {
                 leave(got);
             }
         }
 
-        private boolean pollWhileWaiting(BooleanSupplier done, long budget) {
-            long start = System.nanoTime();
+        // polls from start (the call's System.nanoTime()) until done or the budget has passed
+        private boolean pollWhileWaiting(BooleanSupplier done, long budget, long start) {
             while (!done.getAsBoolean()) {
                 if (removed || System.nanoTime() - start >= budget) {
                     return false;
