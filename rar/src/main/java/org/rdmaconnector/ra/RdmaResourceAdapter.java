@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
 import javax.management.ObjectName;
 import javax.transaction.xa.XAResource;
 import org.rdmaconnector.connector.spi.Activation;
@@ -41,6 +42,8 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     private Integer setupAttempts;
     // the engine's busy-poll budget in microseconds (null: EventEngine's default)
     private Integer busyPollMicros;
+    // the engine's waiter hold in microseconds (null: EventEngine's default)
+    private Integer waiterHoldMicros;
     private volatile WorkManagerExecutors executors;
     private volatile ConnectorRuntime runtime;
     // this instance holds the JNA bindings (Bindings.retain) from start to stop
@@ -75,12 +78,10 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
         List<SettingProblem> problems = new java.util.ArrayList<>(setupDefaults().problems());
-        Duration busyPoll = EventEngine.DEFAULT_BUSY_POLL;
-        try {
-            busyPoll = busyPollMicros == null ? busyPoll : ConnectorRuntime.busyPollOf(busyPollMicros);
-        } catch (IllegalArgumentException e) {
-            problems.add(new SettingProblem("BusyPollMicros", e.getMessage()));
-        }
+        Duration busyPoll = micros("BusyPollMicros", ConnectorRuntime::busyPollOf, busyPollMicros,
+            EventEngine.DEFAULT_BUSY_POLL, problems);
+        Duration waiterHold = micros("WaiterHoldMicros", ConnectorRuntime::waiterHoldOf, waiterHoldMicros,
+            EventEngine.DEFAULT_WAITER_HOLD, problems);
         if (!problems.isEmpty()) {
             throw new ResourceAdapterInternalException("invalid RDMA resource adapter settings: "
                 + SettingProblem.join(problems));
@@ -108,10 +109,22 @@ public class RdmaResourceAdapter implements ResourceAdapter {
                 + e.getMessage(), e);
         }
         engine.setBusyPoll(busyPoll);
+        engine.setWaiterHold(waiterHold);
         WorkManagerExecutors e = executors;
         e.onLoopRelease(engine::close); // the server releasing the loop's Work ends the loop
         runtime = ConnectorRuntime.over("rdma-ra", engine, e.scheduler(), e::close);
         LOG.log(System.Logger.Level.INFO, "RDMA resource adapter started");
+    }
+
+    /** The engine setting {@code of(value)}; the default when unset; when refused, the default and a problem. */
+    private static Duration micros(String name, LongFunction<Duration> of, Integer value, Duration byDefault,
+                                   List<SettingProblem> problems) {
+        try {
+            return value == null ? byDefault : of.apply(value);
+        } catch (IllegalArgumentException e) {
+            problems.add(new SettingProblem(name, e.getMessage()));
+            return byDefault;
+        }
     }
 
     /**
@@ -278,6 +291,20 @@ public class RdmaResourceAdapter implements ResourceAdapter {
         this.busyPollMicros = busyPollMicros;
     }
 
+    /**
+     * The event loop's waiter hold in microseconds (default 5000; 0 turns it off; at most 1000000): how long the loop
+     * leaves a completion queue unarmed after a thread last began awaiting a request on it, so that the threads read
+     * their completions and none raises a CQ event. Completions nobody awaits are read once per hold meanwhile. JMX
+     * changes it at run time ({@code org.rdmaconnector:type=Engine}, WaiterHoldMicros).
+     */
+    public Integer getWaiterHoldMicros() {
+        return waiterHoldMicros;
+    }
+
+    public void setWaiterHoldMicros(Integer waiterHoldMicros) {
+        this.waiterHoldMicros = waiterHoldMicros;
+    }
+
     /** Not transactional: no XA resources. */
     @Override
     public XAResource[] getXAResources(ActivationSpec[] specs) {
@@ -288,11 +315,12 @@ public class RdmaResourceAdapter implements ResourceAdapter {
     @Override
     public boolean equals(Object o) {
         return o instanceof RdmaResourceAdapter other && setupDefaults().equals(other.setupDefaults())
-            && java.util.Objects.equals(busyPollMicros, other.busyPollMicros);
+            && java.util.Objects.equals(busyPollMicros, other.busyPollMicros)
+            && java.util.Objects.equals(waiterHoldMicros, other.waiterHoldMicros);
     }
 
     @Override
     public int hashCode() {
-        return 31 * setupDefaults().hashCode() + java.util.Objects.hashCode(busyPollMicros);
+        return java.util.Objects.hash(setupDefaults(), busyPollMicros, waiterHoldMicros);
     }
 }

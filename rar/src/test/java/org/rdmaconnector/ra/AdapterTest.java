@@ -268,6 +268,27 @@ class AdapterTest {
     }
 
     @Test
+    void theWaiterHoldIsTheEnginesAndAnInvalidOneIsRefusedAtStartByName() throws Exception {
+        assertEquals(org.rdmaconnector.verbs.engine.EventEngine.DEFAULT_WAITER_HOLD, ra.engine().waiterHold());
+        RdmaResourceAdapter tuned = new RdmaResourceAdapter();
+        tuned.setWaiterHoldMicros(250);
+        tuned.start(new FakeContainer());
+        try {
+            assertEquals(java.time.Duration.ofNanos(250_000), tuned.engine().waiterHold());
+        } finally {
+            tuned.stop();
+        }
+        RdmaResourceAdapter other = new RdmaResourceAdapter();
+        other.setWaiterHoldMicros(-1);
+        jakarta.resource.spi.ResourceAdapterInternalException e = assertThrows(
+            jakarta.resource.spi.ResourceAdapterInternalException.class, () -> other.start(new FakeContainer()));
+        assertEquals("invalid RDMA resource adapter settings: WaiterHoldMicros must be from 0 to 1000000, was -1",
+            e.getMessage());
+        assertFalse(other.equals(ra), "adapters with other properties are not equal");
+        assertFalse(tuned.equals(ra), "a tuned hold is a property too");
+    }
+
+    @Test
     void aSecondActivationOnTheAddressWithOtherSettingsIsRefused() throws Exception {
         RdmaActivationSpec spec = new RdmaActivationSpec();
         spec.setAddress("10.0.0.1");

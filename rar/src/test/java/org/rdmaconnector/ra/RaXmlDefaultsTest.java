@@ -43,7 +43,8 @@ class RaXmlDefaultsTest {
         SetupRetry defaults = SetupRetry.DEFAULTS;
         assertEquals(Map.of("SetupIntervalMillis", "" + defaults.intervalMillis(), "SetupMaxIntervalMillis",
             "" + defaults.maxIntervalMillis(), "SetupAttempts", "" + defaults.attempts(), "BusyPollMicros",
-            "" + EventEngine.DEFAULT_BUSY_POLL.toNanos() / 1000), values);
+            "" + EventEngine.DEFAULT_BUSY_POLL.toNanos() / 1000, "WaiterHoldMicros",
+            "" + EventEngine.DEFAULT_WAITER_HOLD.toNanos() / 1000), values);
     }
 
     private static Map<String, String> configPropertyValues(String parent) throws Exception {

@@ -1,7 +1,9 @@
 package org.rdmaconnector.osgi.internal;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.List;
+import java.util.function.LongFunction;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -65,6 +67,11 @@ public class RdmaRuntime {
             + "queue after its last work completion before it arms the queue and sleeps (busy polling); 0 turns it "
             + "off, at most 100000")
         int busyPollMicros() default EventEngine.DEFAULT_BUSY_POLL_MICROS;
+
+        @AttributeDefinition(description = "How long, in microseconds, the event loop leaves a completion queue "
+            + "unarmed after a thread last began awaiting a request on it (the waiter hold), so that the awaiting "
+            + "threads read their completions; 0 turns it off, at most 1000000")
+        int waiterHoldMicros() default EventEngine.DEFAULT_WAITER_HOLD_MICROS;
     }
 
 
@@ -89,18 +96,28 @@ public class RdmaRuntime {
             LOG.log(Level.ERROR, "invalid " + PID + " configuration: " + SettingProblem.join(problems) + "; using "
                 + SetupRetry.DEFAULTS.describe());
         }
-        java.time.Duration busyPoll = EventEngine.DEFAULT_BUSY_POLL;
-        try {
-            busyPoll = ConnectorRuntime.busyPollOf(config.busyPollMicros());
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "invalid " + PID + " configuration: " + e.getMessage() + "; using "
-                + EventEngine.DEFAULT_BUSY_POLL_MICROS);
-        }
+        Duration busyPoll = micros(ConnectorRuntime::busyPollOf, config.busyPollMicros(),
+            EventEngine.DEFAULT_BUSY_POLL);
+        Duration waiterHold = micros(ConnectorRuntime::waiterHoldOf, config.waiterHoldMicros(),
+            EventEngine.DEFAULT_WAITER_HOLD);
         runtime = ConnectorRuntime.standalone("rdma", threads);
         runtime.engine().setBusyPoll(busyPoll);
+        runtime.engine().setWaiterHold(waiterHold);
         LOG.log(Level.INFO, "RDMA runtime started: " + threads + " delivery threads; busy polling "
-            + busyPoll.toNanos() / 1000 + " us; listeners retry " + setupDefaults.describe()
+            + busyPoll.toNanos() / 1000 + " us; waiter hold " + waiterHold.toNanos() / 1000
+            + " us; listeners retry " + setupDefaults.describe()
             + " unless a service says otherwise");
+    }
+
+    /** The engine setting {@code of(value)}, or {@code fallback} after logging why {@code value} is refused. */
+    private static Duration micros(LongFunction<Duration> of, int value, Duration fallback) {
+        try {
+            return of.apply(value);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "invalid " + PID + " configuration: " + e.getMessage() + "; using "
+                + fallback.toNanos() / 1000);
+            return fallback;
+        }
     }
 
     @Deactivate

@@ -49,11 +49,12 @@ class RuntimeConfigurationTest {
     void theConfigurationSizesThePoolAndSetsTheWhiteboardsSetupRetry() {
         RdmaRuntime runtime = new RdmaRuntime();
         runtime.activate(config(RdmaRuntime.Config.class, Map.of("deliveryThreads", 3, "setupIntervalMillis", 200,
-            "setupAttempts", 5, "busyPollMicros", 20)));
+            "setupAttempts", 5, "busyPollMicros", 20, "waiterHoldMicros", 0)));
         try {
             assertEquals(3, deliveryThreads(runtime));
             assertEquals(new SetupRetry(200, 30_000, 5), runtime.setupDefaults());
             assertEquals(java.time.Duration.ofNanos(20_000), runtime.engine().busyPoll());
+            assertEquals(java.time.Duration.ZERO, runtime.engine().waiterHold(), "0 turns the hold off");
         } finally {
             runtime.deactivate();
         }
@@ -63,11 +64,12 @@ class RuntimeConfigurationTest {
     void invalidValuesAreLoggedByNameAndTheDefaultsUsedInstead() {
         RdmaRuntime runtime = new RdmaRuntime();
         runtime.activate(config(RdmaRuntime.Config.class, Map.of("deliveryThreads", 0, "setupMaxIntervalMillis", 10,
-            "busyPollMicros", -1)));
+            "busyPollMicros", -1, "waiterHoldMicros", 1_000_001)));
         try {
             assertEquals(RdmaRuntime.DEFAULT_DELIVERY_THREADS, deliveryThreads(runtime));
             assertEquals(SetupRetry.DEFAULTS, runtime.setupDefaults());
             assertEquals(EventEngine.DEFAULT_BUSY_POLL, runtime.engine().busyPoll());
+            assertEquals(EventEngine.DEFAULT_WAITER_HOLD, runtime.engine().waiterHold());
         } finally {
             runtime.deactivate();
         }
@@ -79,6 +81,8 @@ class RuntimeConfigurationTest {
             RdmaRuntime.Config.class.getMethod("deliveryThreads").getDefaultValue());
         assertEquals(EventEngine.DEFAULT_BUSY_POLL_MICROS,
             RdmaRuntime.Config.class.getMethod("busyPollMicros").getDefaultValue());
+        assertEquals(EventEngine.DEFAULT_WAITER_HOLD_MICROS,
+            RdmaRuntime.Config.class.getMethod("waiterHoldMicros").getDefaultValue());
         assertEquals(SetupRetry.DEFAULTS, new SetupRetry(
             (Integer) RdmaRuntime.Config.class.getMethod("setupIntervalMillis").getDefaultValue(),
             (Integer) RdmaRuntime.Config.class.getMethod("setupMaxIntervalMillis").getDefaultValue(),

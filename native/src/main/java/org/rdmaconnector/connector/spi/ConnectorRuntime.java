@@ -141,6 +141,20 @@ public final class ConnectorRuntime implements AutoCloseable {
         return Duration.ofNanos(micros * 1000);
     }
 
+    /**
+     * The waiter hold of {@code micros} microseconds, for the settings that give it in that unit (the resource
+     * adapter's WaiterHoldMicros, the OSGi runtime's waiterHoldMicros, JMX).
+     *
+     * @throws IllegalArgumentException naming WaiterHoldMicros and its range
+     */
+    public static Duration waiterHoldOf(long micros) {
+        long max = EventEngine.MAX_WAITER_HOLD.toNanos() / 1000;
+        if (micros < 0 || micros > max) {
+            throw new IllegalArgumentException("WaiterHoldMicros must be from 0 to " + max + ", was " + micros);
+        }
+        return Duration.ofNanos(micros * 1000);
+    }
+
     /** The event engine (its registrations are the open channels). */
     public EventEngine engine() {
         return engine;
@@ -245,11 +259,7 @@ public final class ConnectorRuntime implements AutoCloseable {
 
         @Override
         public void setWaiterHoldMicros(long micros) {
-            long max = EventEngine.MAX_WAITER_HOLD.toNanos() / 1000;
-            if (micros < 0 || micros > max) {
-                throw new IllegalArgumentException("WaiterHoldMicros must be from 0 to " + max + ", was " + micros);
-            }
-            engine.setWaiterHold(Duration.ofNanos(micros * 1000));
+            engine.setWaiterHold(waiterHoldOf(micros));
         }
 
         @Override

@@ -49,13 +49,15 @@ public final class EventEngine implements AutoCloseable {
     public static final Duration DEFAULT_BUSY_POLL = Duration.of(DEFAULT_BUSY_POLL_MICROS, ChronoUnit.MICROS);
     /** The largest busy-poll budget: 100 ms. */
     public static final Duration MAX_BUSY_POLL = Duration.ofMillis(100);
+    /** {@link #DEFAULT_WAITER_HOLD} in microseconds, for settings in that unit. */
+    public static final int DEFAULT_WAITER_HOLD_MICROS = 5000;
     /**
      * The default waiter hold ({@link #setWaiterHold}): 5 ms, longer than a thread's usual gap between two awaits even
      * in an emulated VM (where a 1 ms hold ran out between READs now and then, and each time the next completion woke
      * the loop). A completion nobody polls for is read at most about two holds late while threads keep awaiting the
      * queue.
      */
-    public static final Duration DEFAULT_WAITER_HOLD = Duration.ofMillis(5);
+    public static final Duration DEFAULT_WAITER_HOLD = Duration.of(DEFAULT_WAITER_HOLD_MICROS, ChronoUnit.MICROS);
     /** The longest waiter hold: 1 s. */
     public static final Duration MAX_WAITER_HOLD = Duration.ofSeconds(1);
     private static final int MAX_EPOLL_EVENTS = 64;
