@@ -7,13 +7,15 @@
 #    same client against an OSGi whiteboard listener in Felix (c, it/felix's FelixEchoServer), and against WildFly's
 #    MDBs (d: the example's echo service, the rar and rdma-example.war deployed in one server boot for the four
 #    runs, by it/vm/appserver.sh): messages/s, p50/p99, CPU, server bytes/message (not for WildFly);
-#  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps.
+#  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps, in turn for
+#    three rounds, each after the same untimed connections.
 #  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
 #    beside ConnectorPerftest.
 # Prints messages/s, connections/s, the Java/C ratios (the VM slows both alike; the ratio is what counts), CPU time
 # per exchange (C: the client process in all; Java: the client JVM over the timed part) and CQ events per exchange.
 # Usage: bench/vm-bench.sh [SIZE [ITERS [CONNECTIONS]]]   (defaults 4096 5000 200)
-# Environment: WARMUP_ITERS, WARMUP_CONNECTIONS (untimed Java rounds for the JIT), JVM_FLAGS, BENCH_JAVA_HOME (the
+# Environment: WARMUP_ITERS (untimed Java exchanges for the JIT), WARMUP_CONNECTIONS (untimed connections of each CM
+# loop, C's too; default 1000: under qemu's TCG the JIT needs about that many), JVM_FLAGS, BENCH_JAVA_HOME (the
 # JDK of the Java side; default the java on the PATH), PROFILE=1 (the Java
 # ping-pong prints the time per verbs call), VM_BUSY_POLL_MICROS (the VM-scaled budget, default 2000: a round trip
 # in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_COUNT and LAYERED_WARMUP (messages
@@ -24,7 +26,7 @@ size=${1:-4096}
 iters=${2:-5000}
 connections=${3:-200}
 warmup_iters=${WARMUP_ITERS:-$((iters / 2))}
-warmup_connections=${WARMUP_CONNECTIONS:-$((connections / 4))}
+warmup_connections=${WARMUP_CONNECTIONS:-1000}
 vm_busy_poll=${VM_BUSY_POLL_MICROS:-2000}
 layered_count=${LAYERED_COUNT:-3000}
 layered_warmup=${LAYERED_WARMUP:-2000}
@@ -127,11 +129,14 @@ bash "$root/it/vm/appserver.sh" --server-home "$wildfly" --config standalone-ful
     --no-verify --quiet-server --timeout 900 --base-dir "$share/wildfly-base" \
     --deploy "$share/rdma-connector.rar" "$share/rdma-example.war" $wildfly_runs > wildfly.txt 2>&1 ||
     echo "   wildfly: appserver.sh failed: \$(tail -n 5 wildfly.txt)"
-echo "== C cm loop"
-./cm_connect_loop 10.0.0.1 18700 $connections > c-cm.txt 2>&1
-echo "== Java cm loop"
-jvm org.rdmaconnector.bench.CmConnectLoop 10.0.0.1 18701 $connections $warmup_connections > java-cm.txt 2>&1
-tail -n 6 c-client.txt c-client-cpu.txt java-*-client.txt c-cm.txt java-cm.txt
+for round in 1 2 3; do
+    echo "== CM loop, round \$round: C, then Java"
+    timeout 300 ./cm_connect_loop 10.0.0.1 \$((18700 + 2 * round)) $connections $warmup_connections \
+        > c-cm-\$round.txt 2>&1
+    jvm org.rdmaconnector.bench.CmConnectLoop 10.0.0.1 \$((18701 + 2 * round)) $connections $warmup_connections \
+        > java-cm-\$round.txt 2>&1
+done
+tail -n 6 c-client.txt c-client-cpu.txt java-*-client.txt c-cm-*.txt java-cm-*.txt
 grep -h -E '^result|^server allocated' layered-*.txt
 PAYLOAD
 it/vm/rdma-vm run --quiet --share "$share" --timeout 2400 -- /bin/bash "$share/payload.sh"
@@ -142,11 +147,19 @@ events() { sed -n 's/.* = \([0-9.]*\) per exchange$/\1/p' "$1" | tail -1; }
 rate() { sed -n 's/.* = \([0-9.]*\) connections\/s/\1/p' "$1" | tail -1; }
 c_us=$(usec "$share/c-client.txt")
 c_cpu=$(awk -v n="$iters" '{ printf "%.2f", ($1 + $2) * 1e6 / n }' "$share/c-client-cpu.txt")
-c_cm=$(rate "$share/c-cm.txt")
-j_cm=$(rate "$share/java-cm.txt")
 # a run without a result (a JVM the emulated CPU crashed twice) is reported as "-", the others still are, and the
 # script fails at its end
 failed=0
+# the CM loop's rounds: "C Java" per round
+cm_rounds=""
+for round in 1 2 3; do
+    c=$(rate "$share/c-cm-$round.txt"); j=$(rate "$share/java-cm-$round.txt")
+    if [[ -z $c || -z $j ]]; then
+        echo "CM loop round $round printed no result; see $share/*-cm-$round.txt" >&2
+        failed=1 c=-1 j=-1
+    fi
+    cm_rounds="$cm_rounds $c $j"
+done
 rows=""
 for v in loop bp0 bp50 bpvm; do
     f=$share/java-$v-client.txt
@@ -178,11 +191,12 @@ for msg in 64 4096; do
         done
     done
 done
-if [[ -z $c_us || -z $c_cpu || -z $c_cm || -z $j_cm ]]; then
-    echo "a C run or the CM loop printed no result; see $share/*.txt and $share/console.log" >&2
+if [[ -z $c_us || -z $c_cpu ]]; then
+    echo "the C ping-pong printed no result; see $share/c-*.txt and $share/console.log" >&2
     exit 1
 fi
-awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n="$iters" -v k="$connections" \
+awk -v cu="$c_us" -v cc="$c_cpu" -v cm="$cm_rounds" -v s="$size" -v n="$iters" -v k="$connections" \
+    -v kw="$warmup_connections" \
     -v vm="$vm_busy_poll" -v rows="$rows" -v layered="$layered" 'BEGIN {
     label["loop"] = "Java, rc_pingpong loop"; label["bp0"] = "Java, drain, re-arm (0 us)"
     label["bp50"] = "Java, busy poll 50 us"; label["bpvm"] = "Java, busy poll " vm " us"
@@ -214,10 +228,23 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v ccm="$c_cm" -v jcm="$j_cm" -v s="$size" -v n
         printf "  %-6s %-7s %-10s %10.1f %9.1f %9.1f %8.1f %9s %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
             l[i + 4], l[i + 5], l[i + 6], alloc, ratio
     }
-    printf "CM connect/disconnect, %d connections:\n", k
-    printf "  C    cm_connect_loop     %10.1f connections/s\n", ccm
-    printf "  Java CmConnectLoop       %10.1f connections/s\n", jcm
-    printf "  Java/C                   %10.2f\n", jcm / ccm
+    printf "CM connect/disconnect, %d connections after %d untimed, C and Java in turn:\n", k, kw
+    printf "  %-8s %22s %22s %8s\n", "round", "C connections/s", "Java connections/s", "Java/C"
+    m = split(cm, c, " ")
+    valid = 0
+    for (i = 1; i <= m; i += 2) {
+        if (c[i] < 0) { printf "  %-8d %22s %22s %8s\n", (i + 1) / 2, "-", "-", "-"; continue }
+        ratio[++valid] = c[i + 1] / c[i]
+        printf "  %-8d %22.1f %22.1f %8.2f\n", (i + 1) / 2, c[i], c[i + 1], ratio[valid]
+    }
+    # the median of the rounds with a result (insertion sort: three at most)
+    for (i = 2; i <= valid; i++) {
+        for (j = i; j > 1 && ratio[j - 1] > ratio[j]; j--) { t = ratio[j]; ratio[j] = ratio[j - 1]; ratio[j - 1] = t }
+    }
+    if (valid > 0) {
+        med = valid % 2 ? ratio[(valid + 1) / 2] : (ratio[valid / 2] + ratio[valid / 2 + 1]) / 2
+        printf "  %-8s %22s %22s %8.2f\n", "median", "", "", med
+    }
 }'
 # one-sided operations and 64 outstanding sends against perftest, in a boot of their own (bench/vm-perftest.sh)
 SKIP_BUILD=1 "$root/bench/vm-perftest.sh" "$size" "$iters" 64 || failed=1

@@ -2,8 +2,10 @@
  * The RDMA CM connect/disconnect loop in C, the baseline of org.rdmaconnector.bench.CmConnectLoop, which does the
  * same steps in the same order through rdma-native: per connection, in one thread over two event channels,
  * resolve address and route, create a QP on each side, connect, accept, ESTABLISHED on both, the disconnect
- * handshake (DISCONNECTED on both), destroy QPs and ids. The PD and CQs are made once.
- * Usage: cm_connect_loop ADDRESS PORT CONNECTIONS. Prints "C cm loop: N connections in S s = R connections/s".
+ * handshake (DISCONNECTED on both), destroy QPs and ids. The PD and CQs are made once. The clock starts after
+ * WARMUP untimed connections (default 0), as the Java loop's does.
+ * Usage: cm_connect_loop ADDRESS PORT CONNECTIONS [WARMUP].
+ * Prints "C cm loop: N connections in S s = R connections/s".
  * Build: gcc -O2 -o cm_connect_loop cm_connect_loop.c -lrdmacm -libverbs
  */
 #include <arpa/inet.h>
@@ -56,14 +58,15 @@ int main(int argc, char **argv)
 	struct ibv_qp_init_attr qp_attr;
 	struct ibv_pd *pd = NULL;
 	struct ibv_cq *client_cq = NULL, *server_cq = NULL;
-	int connections, i;
-	double start, seconds;
+	int connections, warmup, i;
+	double start = 0, seconds;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s ADDRESS PORT CONNECTIONS\n", argv[0]);
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s ADDRESS PORT CONNECTIONS [WARMUP]\n", argv[0]);
 		return 2;
 	}
 	connections = atoi(argv[3]);
+	warmup = argc == 5 ? atoi(argv[4]) : 0;
 	memset(&addr, 0, sizeof addr);
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(atoi(argv[2]));
@@ -90,8 +93,9 @@ int main(int argc, char **argv)
 	qp_attr.cap.max_recv_sge = 1;
 	qp_attr.qp_type = IBV_QPT_RC;
 
-	start = now();
-	for (i = 0; i < connections; i++) {
+	for (i = 0; i < warmup + connections; i++) {
+		if (i == warmup)
+			start = now();
 		if (rdma_create_id(client_ch, &client, NULL, RDMA_PS_TCP) ||
 		    rdma_resolve_addr(client, NULL, (struct sockaddr *) &addr, 2000))
 			die("rdma_resolve_addr");
