@@ -51,9 +51,11 @@ public final class CmConnectLoop {
             CompletionQueue clientCq = null;
             CompletionQueue serverCq = null;
             long start = 0;
+            long jit = -1;
             for (int i = 0; i < warmup + connections; i++) {
                 if (i == warmup) {
                     start = System.nanoTime();
+                    jit = JitTime.millis();
                 }
                 CmId client = clientChannel.createId(PortSpace.TCP);
                 client.resolveAddress(null, address, TIMEOUT);
@@ -83,6 +85,7 @@ public final class CmConnectLoop {
             double seconds = (System.nanoTime() - start) / 1e9;
             System.out.printf("Java cm loop: %d connections in %.3f s = %.1f connections/s%n", connections, seconds,
                 connections / seconds);
+            System.out.printf("JIT compilation in the timed part: %d ms%n", JitTime.since(jit));
             if (context != null) {
                 context.close();
             }

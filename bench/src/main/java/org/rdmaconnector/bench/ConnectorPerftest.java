@@ -128,7 +128,7 @@ public final class ConnectorPerftest {
                 case "read_lat" -> {
                     for (int i = -warmup; i < iters; i++) {
                         if (i == 0) {
-                            start = System.nanoTime();
+                            start = startTiming();
                         }
                         long t0 = System.nanoTime();
                         WorkRequest read = endpoint.read(local, 0, size, remote, 0);
@@ -146,7 +146,7 @@ public final class ConnectorPerftest {
                         long sequence = i + warmup + 1L;
                         LONGS.setVolatile(bytes, size - 8, sequence);
                         if (i == 0) {
-                            start = System.nanoTime();
+                            start = startTiming();
                         }
                         long t0 = System.nanoTime();
                         if (previous != null) { // its echo came back, so it is done or about to be
@@ -169,19 +169,20 @@ public final class ConnectorPerftest {
                     warmup, depth, signalEvery);
             }
             long elapsed = System.nanoTime() - start;
+            long jit = JitTime.since(jitAtStart); // ms the compilers worked in the timed part
             // the client's CQ events per operation, warm-up included: each one woke the event loop
             double events = (set.info().completionEvents() - before.completionEvents()) / (double) (iters + warmup);
             if (TESTS[test].endsWith("_bw")) {
                 double rate = iters / (elapsed / 1e9);
                 System.out.printf("result test=%s size=%d window=%d signalEvery=%d iters=%d msgs/s=%.1f MB/s=%.2f "
-                    + "cqEvents/op=%.3f%n", TESTS[test], size, depth, signalEvery, iters, rate, rate * size / 1e6,
-                    events);
+                    + "cqEvents/op=%.3f jit=%d%n", TESTS[test], size, depth, signalEvery, iters, rate,
+                    rate * size / 1e6, events, jit);
             } else {
                 Arrays.sort(samples);
                 Arrays.sort(posts);
                 double average = Arrays.stream(samples).average().orElse(0);
-                System.out.printf("result test=%s size=%d iters=%d typical=%.2f average=%.2f cqEvents/op=%.3f%s%n",
-                    TESTS[test], size, iters, samples[iters / 2] / 1e3, average / 1e3, events,
+                System.out.printf("result test=%s size=%d iters=%d typical=%.2f average=%.2f cqEvents/op=%.3f jit=%d"
+                    + "%s%n", TESTS[test], size, iters, samples[iters / 2] / 1e3, average / 1e3, events, jit,
                     posts[iters / 2] == 0 ? "" : String.format(" post=%.2f", posts[iters / 2] / 1e3));
             }
             endpoint.close();
@@ -203,7 +204,7 @@ public final class ConnectorPerftest {
                     await(r, "warm-up request");
                 }
                 outstanding.clear();
-                start = System.nanoTime();
+                start = startTiming();
             }
             if (outstanding.size() == window) {
                 await(outstanding.poll(), "request " + i);
@@ -217,6 +218,15 @@ public final class ConnectorPerftest {
             await(r, "the last requests");
         }
         return start;
+    }
+
+    /** The JIT's compile time when the timed part started ({@link JitTime}). */
+    private static long jitAtStart = -1;
+
+    /** Starts the timed part: notes the JIT's compile time, and returns the clock. */
+    private static long startTiming() {
+        jitAtStart = JitTime.millis();
+        return System.nanoTime();
     }
 
     private static void await(WorkRequest request, String what) throws InterruptedException {

@@ -96,6 +96,8 @@ public final class LayeredEcho {
         private long end;
         private long startCpu;
         private long endCpu;
+        private long startJit = -1;
+        private long jit = -1;
 
         Timings(int count, int warmup) {
             this.roundTrips = new long[count - warmup];
@@ -106,6 +108,7 @@ public final class LayeredEcho {
             if (message == warmup) {
                 start = System.nanoTime();
                 startCpu = processCpuNanos();
+                startJit = JitTime.millis();
             }
             if (message >= warmup) {
                 roundTrips[message - warmup] = roundTrip;
@@ -115,6 +118,7 @@ public final class LayeredEcho {
         void done() {
             end = System.nanoTime();
             endCpu = processCpuNanos();
+            jit = JitTime.since(startJit);
         }
 
         void print(String layer, int size, int window) {
@@ -122,9 +126,10 @@ public final class LayeredEcho {
             Arrays.sort(sorted);
             int n = sorted.length;
             System.out.printf("result layer=%s size=%d window=%d messages=%d msgs/s=%.1f p50=%.1f p99=%.1f "
-                    + "cpu=%.1f%n", layer, size, window, n, n / ((end - start) / 1e9), sorted[n / 2] / 1e3,
-                sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e3, (endCpu - startCpu) / 1e3 / n);
-            System.out.println("(p50, p99: round trip in us; cpu: the client JVM's CPU time per message in us)");
+                    + "cpu=%.1f jit=%d%n", layer, size, window, n, n / ((end - start) / 1e9), sorted[n / 2] / 1e3,
+                sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e3, (endCpu - startCpu) / 1e3 / n, jit);
+            System.out.println("(p50, p99: round trip in us; cpu: the client JVM's CPU time per message in us; jit: "
+                + "ms its compilers worked in the timed part)");
         }
     }
 

@@ -85,6 +85,7 @@ public final class RcPingPong {
     private long pending;
     private long start;
     private long startCpu;
+    private long startJit = -1;
     // CQ events taken by rc_pingpong's loop; the engine's loop counts its own
     private long loopEvents;
     private long eventsAtStart;
@@ -167,12 +168,14 @@ public final class RcPingPong {
         long events = events() - eventsAtStart;
         System.out.printf("%d CQ events in the timed part = %.2f per exchange%n", events, (double) events / iters);
         System.out.printf("%.2f usec/iter CPU (the process, timed part)%n", cpu / 1e3 / iters);
+        System.out.printf("JIT compilation in the timed part: %d ms%n", JitTime.since(startJit));
         return seconds;
     }
 
     private void startTiming() {
         start = System.nanoTime();
         startCpu = processCpuNanos();
+        startJit = JitTime.millis();
         eventsAtStart = events();
     }
 
