@@ -14,22 +14,25 @@
 # Prints messages/s, connections/s, the Java/C ratios (the VM slows both alike; the ratio is what counts), CPU time
 # per exchange (C: the client process in all; Java: the client JVM over the timed part) and CQ events per exchange.
 # Usage: bench/vm-bench.sh [SIZE [ITERS [CONNECTIONS]]]   (defaults 4096 5000 200)
-# Environment: WARMUP_ITERS (untimed Java exchanges for the JIT), WARMUP_CONNECTIONS (untimed connections of each CM
-# loop, C's too; default 1000: under qemu's TCG the JIT needs about that many), JVM_FLAGS, BENCH_JAVA_HOME (the
+# Environment: WARMUP_ITERS (untimed Java ping-pong exchanges, default 20000), WARMUP_CONNECTIONS (untimed
+# connections of each CM loop, C's too; default 1000), JVM_FLAGS, BENCH_JAVA_HOME (the
 # JDK of the Java side; default the java on the PATH), PROFILE=1 (the Java
 # ping-pong prints the time per verbs call), VM_BUSY_POLL_MICROS (the VM-scaled budget, default 2000: a round trip
-# in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_COUNT and LAYERED_WARMUP (messages
-# per layered run, default 3000 of which 2000 untimed).
+# in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_WARMUP (untimed messages per layered
+# run, default 20000) and LAYERED_COUNT (messages per layered run, the untimed included; default LAYERED_WARMUP +
+# 3000). The warm-ups are long because under qemu's TCG the JIT compilers take much of the two emulated CPUs for tens
+# of seconds: a timed part they still run in measures them (BENCHMARKS.md, "The JIT in the timed part"); each Java
+# side prints how long its compilers worked in the timed part.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
 iters=${2:-5000}
 connections=${3:-200}
-warmup_iters=${WARMUP_ITERS:-$((iters / 2))}
+warmup_iters=${WARMUP_ITERS:-20000}
 warmup_connections=${WARMUP_CONNECTIONS:-1000}
 vm_busy_poll=${VM_BUSY_POLL_MICROS:-2000}
-layered_count=${LAYERED_COUNT:-3000}
-layered_warmup=${LAYERED_WARMUP:-2000}
+layered_warmup=${LAYERED_WARMUP:-20000}
+layered_count=${LAYERED_COUNT:-$((layered_warmup + 3000))}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
 [[ -n ${PROFILE:-} ]] && jvm_flags="$jvm_flags -Drcpingpong.profile=true"
 
@@ -53,7 +56,7 @@ java=$(readlink -f "${java:-$(command -v java)}")
 wildfly_runs=""
 for msg in 64 4096; do
     for window in 1 16; do
-        wildfly_runs="$wildfly_runs --exec 'timeout 120 $java $jvm_flags -cp $root/bench/target/benchmarks.jar"
+        wildfly_runs="$wildfly_runs --exec 'timeout 300 $java $jvm_flags -cp $root/bench/target/benchmarks.jar"
         wildfly_runs="$wildfly_runs org.rdmaconnector.bench.LayeredEcho client connector 10.0.0.1 7471 $msg $window"
         wildfly_runs="$wildfly_runs $layered_count $layered_warmup' --out layered-wildfly-$msg-$window-client.txt"
     done
@@ -63,9 +66,9 @@ cat >"$share/payload.sh" <<PAYLOAD
 set -u
 cd "$share"
 # each JVM bounded: a client whose server died waits in ibv_get_cq_event for ever (RC has no keepalive)
-jvm() { timeout 120 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
+jvm() { timeout 300 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
 # layer (c)'s server: an embedded Felix with the build's bundles (it/felix's test classes)
-felix_jvm() { timeout 180 "$java" $jvm_flags -cp "$root/it/felix/target/test-classes:$felix_jar" "\$@"; }
+felix_jvm() { timeout 400 "$java" $jvm_flags -cp "$root/it/felix/target/test-classes:$felix_jar" "\$@"; }
 echo "== C ping-pong"
 timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 > c-server.txt 2>&1 &
 for i in \$(seq 100); do ss -ltn | grep -q ':18515 ' && break; sleep 0.1; done # the server's TCP exchange listens
@@ -126,7 +129,7 @@ for msg in 64 4096; do
 done
 echo "== layered echo: wildfly (the example's echo MDB), both sizes and windows in one server boot"
 bash "$root/it/vm/appserver.sh" --server-home "$wildfly" --config standalone-full.xml --fail-on-warn --trim \
-    --no-verify --quiet-server --timeout 900 --base-dir "$share/wildfly-base" \
+    --no-verify --quiet-server --timeout 1500 --base-dir "$share/wildfly-base" \
     --deploy "$share/rdma-connector.rar" "$share/rdma-example.war" $wildfly_runs > wildfly.txt 2>&1 ||
     echo "   wildfly: appserver.sh failed: \$(tail -n 5 wildfly.txt)"
 for round in 1 2 3; do
@@ -139,7 +142,7 @@ done
 tail -n 6 c-client.txt c-client-cpu.txt java-*-client.txt c-cm-*.txt java-cm-*.txt
 grep -h -E '^result|^server allocated' layered-*.txt
 PAYLOAD
-it/vm/rdma-vm run --quiet --share "$share" --timeout 2400 -- /bin/bash "$share/payload.sh"
+it/vm/rdma-vm run --quiet --share "$share" --timeout 4800 -- /bin/bash "$share/payload.sh"
 
 usec() { sed -n 's/.* = \([0-9.]*\) usec\/iter$/\1/p' "$1" | tail -1; }
 cpu() { sed -n 's/^\([0-9.]*\) usec\/iter CPU.*/\1/p' "$1" | tail -1; }

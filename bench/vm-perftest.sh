@@ -7,7 +7,8 @@
 # connector) do the same READ one at a time, busy polling in the posting thread: how long the post takes, the round
 # trip, and how often the READ was complete when the post returned.
 # Usage: bench/vm-perftest.sh [SIZE [ITERS [WINDOW]]]   (defaults 4096 3000 64)
-# Environment: WARMUP_ITERS (untimed Java operations first, default 2000), JVM_FLAGS, REPEATS (default 3),
+# Environment: WARMUP_ITERS (untimed Java operations first, default 60000: under qemu's TCG the JIT compilers take
+# much of the two emulated CPUs for tens of seconds, see BENCHMARKS.md), JVM_FLAGS, REPEATS (default 3),
 # BENCH_JAVA_HOME (the JDK of the Java side; default the java on the PATH), SIGNAL_EVERY (the Java bandwidth tests
 # signal one request in this many, default 16; 1 signals each), BUSY_POLL_MICROS (the Java engines' busy-poll
 # budgets, each run in turn in the same boot; also how long a thread awaiting a request polls the CQ itself; default
@@ -19,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
 iters=${2:-3000}
 window=${3:-64}
-warmup=${WARMUP_ITERS:-2000}
+warmup=${WARMUP_ITERS:-60000}
 repeats=${REPEATS:-3}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
 signal_every=${SIGNAL_EVERY:-16}
@@ -54,7 +55,7 @@ cat >"$share/payload.sh" <<PAYLOAD
 set -u
 cd "$share"
 # each process bounded: an RC client whose server died waits for ever
-jvm() { local jar=\$1; shift; timeout 120 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "\$jar" "\$@"; }
+jvm() { local jar=\$1; shift; timeout 300 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "\$jar" "\$@"; }
 port=19000
 # perftest: server, then the client once the server's TCP exchange listens
 c_run() {
@@ -130,7 +131,7 @@ for r in \$(seq $repeats); do
     done
 done
 PAYLOAD
-it/vm/rdma-vm run --quiet --share "$share" --timeout 1500 -- /bin/bash "$share/payload.sh"
+it/vm/rdma-vm run --quiet --share "$share" --timeout 4000 -- /bin/bash "$share/payload.sh"
 
 # perftest's result line starts with the size; latency: t_typical is the 5th field, t_avg the 6th; bandwidth:
 # MsgRate[Mpps] is the 5th
