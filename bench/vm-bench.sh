@@ -237,15 +237,15 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v cm="$cm_rounds" -v s="$size" -v n="$iters" -
     valid = 0
     for (i = 1; i <= m; i += 2) {
         if (c[i] < 0) { printf "  %-8d %22s %22s %8s\n", (i + 1) / 2, "-", "-", "-"; continue }
-        ratio[++valid] = c[i + 1] / c[i]
-        printf "  %-8d %22.1f %22.1f %8.2f\n", (i + 1) / 2, c[i], c[i + 1], ratio[valid]
+        cmr[++valid] = c[i + 1] / c[i]
+        printf "  %-8d %22.1f %22.1f %8.2f\n", (i + 1) / 2, c[i], c[i + 1], cmr[valid]
     }
     # the median of the rounds with a result (insertion sort: three at most)
     for (i = 2; i <= valid; i++) {
-        for (j = i; j > 1 && ratio[j - 1] > ratio[j]; j--) { t = ratio[j]; ratio[j] = ratio[j - 1]; ratio[j - 1] = t }
+        for (j = i; j > 1 && cmr[j - 1] > cmr[j]; j--) { t = cmr[j]; cmr[j] = cmr[j - 1]; cmr[j - 1] = t }
     }
     if (valid > 0) {
-        med = valid % 2 ? ratio[(valid + 1) / 2] : (ratio[valid / 2] + ratio[valid / 2 + 1]) / 2
+        med = valid % 2 ? cmr[(valid + 1) / 2] : (cmr[valid / 2] + cmr[valid / 2 + 1]) / 2
         printf "  %-8s %22s %22s %8.2f\n", "median", "", "", med
     }
 }'
