@@ -134,11 +134,7 @@ public final class ConnectorRuntime implements AutoCloseable {
      * @throws IllegalArgumentException naming BusyPollMicros and its range
      */
     public static Duration busyPollOf(long micros) {
-        long max = EventEngine.MAX_BUSY_POLL.toNanos() / 1000;
-        if (micros < 0 || micros > max) {
-            throw new IllegalArgumentException("BusyPollMicros must be from 0 to " + max + ", was " + micros);
-        }
-        return Duration.ofNanos(micros * 1000);
+        return microsOf("BusyPollMicros", micros, EventEngine.MAX_BUSY_POLL);
     }
 
     /**
@@ -148,9 +144,14 @@ public final class ConnectorRuntime implements AutoCloseable {
      * @throws IllegalArgumentException naming WaiterHoldMicros and its range
      */
     public static Duration waiterHoldOf(long micros) {
-        long max = EventEngine.MAX_WAITER_HOLD.toNanos() / 1000;
-        if (micros < 0 || micros > max) {
-            throw new IllegalArgumentException("WaiterHoldMicros must be from 0 to " + max + ", was " + micros);
+        return microsOf("WaiterHoldMicros", micros, EventEngine.MAX_WAITER_HOLD);
+    }
+
+    /** {@code micros} microseconds, refused with {@code name} unless from 0 to {@code max}. */
+    private static Duration microsOf(String name, long micros, Duration max) {
+        long maxMicros = max.toNanos() / 1000;
+        if (micros < 0 || micros > maxMicros) {
+            throw new IllegalArgumentException(name + " must be from 0 to " + maxMicros + ", was " + micros);
         }
         return Duration.ofNanos(micros * 1000);
     }
