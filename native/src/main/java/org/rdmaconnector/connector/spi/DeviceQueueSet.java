@@ -17,9 +17,10 @@ import org.rdmaconnector.verbs.engine.Sources;
 /**
  * The per-device queue set of a channel set or of a listener on one device: a lease on the shared device context, a
  * protection domain, a completion channel, one completion queue on it, and the engine's registration that reads it.
- * Each queue pair on the CQ is routed by its qp number to a {@link QueuePairRoute}. A work request completes on the
- * event loop as soon as its completion is polled, never behind a delivery: a listener that sends a reply and waits
- * for that send's completion inside its own delivery gets it. Built all or nothing; {@link #close()} frees it in the
+ * Each queue pair on the CQ is routed by its qp number to a {@link QueuePairRoute}. A work request completes as
+ * soon as its completion is polled (by the event loop, by a thread awaiting a request, or by a delivery thread that
+ * polls after its delivery), never behind a delivery: a listener that sends a reply and waits for that send's
+ * completion inside its own delivery gets it. Built all or nothing; {@link #close()} frees it in the
  * reverse order (the registration before the CQ, the CQ before its channel, the PD, the lease).
  */
 final class DeviceQueueSet implements AutoCloseable {
@@ -38,8 +39,8 @@ final class DeviceQueueSet implements AutoCloseable {
     @FunctionalInterface
     interface QueuePairRoute {
         /**
-         * On the event loop, as the completion is polled: completes its work request. Fast, never blocks, calls no
-         * user code.
+         * On the thread that polls the completion (the loop, or one awaiting a request or delivering): completes its
+         * work request. Fast, never blocks, calls no user code.
          *
          * @return the completed request, or null when it was completed already
          */

@@ -69,9 +69,9 @@ public interface EngineMXBean {
     long getBusyPolls();
 
     /**
-     * Work completions read by the threads that awaited them, not by the loop: a thread about to wait for a request
-     * of a client connection polls its completion queue for up to the busy-poll budget first, by the registrations
-     * open now.
+     * Work completions read by threads other than the loop, by the registrations open now: a thread about to wait
+     * for a request of a client connection polls its completion queue for up to the busy-poll budget first, and a
+     * listener's delivery thread polls its queue after a delivery shorter than the budget.
      */
     long getEventsReadByWaiters();
 }

@@ -72,7 +72,7 @@ final class RcConnection {
     /**
      * Creates the queue pair on {@code id} with the CQ of {@code queues} and registers the staging buffer with its
      * protection domain. A thread that awaits one of its requests first reads the CQ itself for the engine's
-     * busy-poll budget where the set's completions are handled on the loop ({@link Registration#pollUntil}).
+     * busy-poll budget ({@link Registration#pollUntil}).
      */
     RcConnection(CmId id, DeviceQueueSet queues, QueuePairCapabilities capabilities, int slotSize, int sendSlots,
                  int recvSlots) {

@@ -295,6 +295,10 @@ public final class EventEngine implements AutoCloseable {
      * busy-pollable source (work completions), the loop polls that source again between its looks at the other fds
      * until it has found nothing for this long, and only then arms it and lets epoll sleep. Under load no wake-up and
      * no CQ event is needed per completion; the price is up to this much of the loop's CPU after each last event.
+     * A delivery thread that delivered an event of such a source in less than this budget then polls the source
+     * itself for up to the budget (one thread per source at a time, the loop leaving the source to it as to a
+     * waiter): the next event of its key, often the answer to what its handler sent, is delivered on that thread
+     * with no hand-over from the loop, and the other keys' events it reads are dispatched as the loop would.
      * Zero turns it off (arm and sleep as soon as the source runs dry). Takes effect at once.
      *
      * @param budget from 0 to {@link #MAX_BUSY_POLL}
@@ -764,10 +768,12 @@ public final class EventEngine implements AutoCloseable {
         final boolean pollable;
         long lastEventAt;
         volatile long busyPolls;
-        // read on the loop and by waiting threads (pollUntil): one reader at a time, the loop included, so the source
-        // keeps its order; null for every other registration
+        // read on the loop, by waiting threads (pollUntil) and by a delivery thread after its delivery (pollForNext):
+        // one reader at a time, the loop included, so the source keeps its order; null for a source not busy-pollable
         final ReentrantLock reading;
         volatile long readByWaiters;
+        // a delivery thread polls the source after its delivery now (pollForNext): one at a time per registration
+        final AtomicBoolean deliveryPolls = new AtomicBoolean();
         // threads in pollUntil now; while any polls, the loop neither busy-polls nor arms the source, and the last to
         // leave arms it if the loop left that to it (armingOwed: set before waiters is read, so one of them arms)
         final AtomicInteger waiters = new AtomicInteger();
@@ -792,7 +798,7 @@ public final class EventEngine implements AutoCloseable {
             this.pollable = source.busyPollable();
             this.lastEventAt = System.nanoTime() - MAX_BUSY_POLL.toNanos() - 1; // no event yet: not busy-polled
             this.awaitedAt = System.nanoTime() - MAX_WAITER_HOLD.toNanos() - 1; // never awaited yet: not held
-            this.reading = onLoop && pollable ? new ReentrantLock() : null;
+            this.reading = pollable ? new ReentrantLock() : null;
         }
 
         // Loop thread only: whether the source had an event within the busy-poll budget, so it is polled again
@@ -951,15 +957,28 @@ public final class EventEngine implements AutoCloseable {
             }
         }
 
-        // A waiting thread, holding reading: reads and handles up to max events the source holds now, as the loop
-        // would; returns how many, or -1 when the source failed
+        // A thread other than the loop, holding reading: reads up to max events the source holds now and handles
+        // (onLoop) or dispatches each as the loop would; returns how many, or -1 when the source failed or is at its
+        // bound (in flight, or tasks refused: then the loop is woken to pause it)
         private int readHere(int max) {
             int n = 0;
             try {
-                for (E event; n < max && (event = source.poll()) != null; n++) {
+                for (E event; n < max; n++) {
+                    if (!onLoop && (refusedQueues.get() > 0 || inFlight.get() >= maxInFlight)) {
+                        readSoon();
+                        return -1;
+                    }
+                    if ((event = source.poll()) == null) {
+                        break;
+                    }
                     read++;
                     readByWaiters++;
-                    handleOnLoop(event);
+                    if (onLoop) {
+                        handleOnLoop(event);
+                    } else {
+                        inFlight.incrementAndGet();
+                        dispatch(event);
+                    }
                 }
                 return n;
             } catch (RuntimeException e) {
@@ -1062,8 +1081,9 @@ public final class EventEngine implements AutoCloseable {
             }
         }
 
-        // Loop thread only: the key's own queue, made on its first event and kept (never retired) while the key
-        // lives; false when the key holds another registration's queue (then it is a plain key here)
+        // The reading thread (the loop, or a delivery thread holding reading): the key's own queue, made on its first
+        // event and kept (never retired) while the key lives; false when the key holds another registration's queue
+        // (then it is a plain key here)
         private boolean dispatchHeld(OrderKey key, E event) {
             if (key.queue == null) {
                 key.queue = new OrderQueue(key, true);
@@ -1275,6 +1295,9 @@ public final class EventEngine implements AutoCloseable {
             static final int RETIRED = 2;
             private boolean scheduled;
             private boolean retired;
+            // how long the last delivery took (run by one task at a time): a task that yielded its thread after the
+            // delivery budget goes on polling in its next run (pollForNext), since the source was left to it
+            private long lastDelivery = Long.MAX_VALUE;
 
             OrderQueue(Object key) {
                 this(key, false);
@@ -1302,9 +1325,10 @@ public final class EventEngine implements AutoCloseable {
                 return SCHEDULE;
             }
 
-            private synchronized E take() {
+            /** The next event; when there is none and {@code release}, the queue is no longer scheduled. */
+            private synchronized E take(boolean release) {
                 E event = events.poll();
-                if (event == null) {
+                if (event == null && release) {
                     scheduled = false;
                     if (key != null && !held) {
                         // a keyed queue leaves the map when empty, so idle keys cost nothing; once retired it
@@ -1364,10 +1388,12 @@ public final class EventEngine implements AutoCloseable {
 
             private void deliverSome() {
                 for (int budget = DELIVERY_BUDGET; budget > 0; budget--) {
-                    E event = take();
-                    if (event == null) {
+                    E event = take(false);
+                    if (event == null && (event = pollForNext()) == null && (event = take(true)) == null) {
+                        lastDelivery = Long.MAX_VALUE; // idle: the next run starts from the loop's hand-over
                         return;
                     }
+                    long start = System.nanoTime();
                     try {
                         handler.onEvent(event);
                     } catch (Throwable t) {
@@ -1376,8 +1402,44 @@ public final class EventEngine implements AutoCloseable {
                         LOG.log(Level.WARNING, "handler of " + name + " threw on " + event + ": " + t, t);
                     }
                     delivered();
+                    lastDelivery = System.nanoTime() - start;
                 }
                 submit(this); // budget used: let other work run, keep the order
+            }
+
+            // Delivery polling (leader/follower): after a delivery shorter than the busy-poll budget, with this queue
+            // empty, the delivery thread reads the source itself for up to the budget, as a waiter does (pollUntil),
+            // one such thread per registration: each event read is dispatched as the loop would, and the next event
+            // of this key, the likely answer to what the handler just sent, is returned to be delivered here, with no
+            // hand-over from the loop to another thread. Null when it found none (or may not poll).
+            private E pollForNext() {
+                long budget = busyPollNanos;
+                if (reading == null || budget <= 0 || lastDelivery >= budget || removed
+                    || !deliveryPolls.compareAndSet(false, true)) {
+                    return null;
+                }
+                long start = System.nanoTime();
+                awaitedAt = start;
+                waiters.incrementAndGet();
+                E event = null;
+                try {
+                    while ((event = take(false)) == null && !removed && System.nanoTime() - start < budget) {
+                        if (reading.tryLock()) { // else the loop reads it now
+                            try {
+                                if (removed || readHere(READ_BUDGET) < 0) {
+                                    return event = take(false); // closed, failed or at its bound: the loop decides
+                                }
+                            } finally {
+                                reading.unlock();
+                            }
+                        }
+                        Thread.onSpinWait();
+                    }
+                    return event;
+                } finally {
+                    deliveryPolls.set(false);
+                    leave(event != null); // with an event it comes back after delivering it: the arming may wait
+                }
             }
         }
     }

@@ -54,21 +54,25 @@ public interface Registration extends AutoCloseable {
      */
     long busyPolls();
 
-    /** Of {@link #eventsRead()}, those read by waiting threads ({@link #pollUntil}), not by the loop. */
+    /**
+     * Of {@link #eventsRead()}, those read by threads other than the loop: waiting threads ({@link #pollUntil}), and
+     * delivery threads that poll a busy-pollable source after a short delivery ({@link EventEngine#setBusyPoll}).
+     */
     default long eventsReadByWaiters() {
         return 0;
     }
 
     /**
-     * Completions read on the awaiting thread: for a busy-pollable source handled on the loop
-     * ({@link EventEngine#registerOnLoop}: work completions that complete work requests), the calling thread reads
-     * the source itself ({@link EventSource#poll()}) and handles each event as the loop would, one reader at a time
-     * with the loop, until {@code done} says true or the engine's busy-poll budget ({@link EventEngine#setBusyPoll})
+     * Completions read on the awaiting thread: for a busy-pollable source (work completions, whose polling completes
+     * work requests), the calling thread reads the source itself ({@link EventSource#poll()}) and handles each event
+     * as the loop would (on a registration with deliveries: dispatched to the delivery executor, under the in-flight
+     * bound), one reader at a time with the loop, until {@code done} says true or the engine's busy-poll budget
+     * ({@link EventEngine#setBusyPoll})
      * has passed since the call. A thread about to wait for a completion then needs no wake-up from the loop: the
      * price is up to the budget of its CPU. The loop still arms the source and reads it when this thread gives up;
      * while threads keep calling this, it leaves the source unarmed for the engine's waiter hold
      * ({@link EventEngine#setWaiterHold}) after the last call began.
-     * For any other registration, or a budget of 0, it only asks {@code done}.
+     * For a source that is not busy-pollable, or a budget of 0, it only asks {@code done}.
      *
      * @return {@code done}'s last answer: false when the budget passed first (then wait as usual)
      */

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -241,11 +244,12 @@ class BusyPollTest {
         assertEquals(0, onLoop.eventsRead());
 
         SilentQueue delivered = new SilentQueue(); // on the same pipe: registered once the first left
-        Registration withDelivery = engine.register(delivered, event -> { }, 16);
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration withDelivery = engine.register(delivered, seen::add, 16);
         delivered.add(1);
-        assertTrue(!withDelivery.pollUntil(() -> false), "a registration with deliveries is read by its loop alone");
-        assertEquals(0, delivered.polls);
-        assertTrue(withDelivery.pollUntil(() -> true));
+        assertTrue(withDelivery.pollUntil(() -> withDelivery.eventsReadByWaiters() == 1), "a registration with "
+            + "deliveries is read by the waiter too");
+        await("the event the waiter read delivered by the executor", () -> seen.size() == 1);
     }
 
     @Test
@@ -384,6 +388,152 @@ class BusyPollTest {
         awaitInOrder(seen, count);
         assertEquals(count, registration.eventsRead());
         assertTrue(registration.eventsReadByWaiters() <= count);
+    }
+
+    /** Two orders on one queue: even and odd events, as two queue pairs' completions on one CQ. */
+    private class TwoKeyQueue extends ArmedQueue {
+        @Override
+        public Object orderKey(Integer event) {
+            return event % 2;
+        }
+    }
+
+    @Test
+    void aDeliveryThreadReadsTheAnswerToItsHandlerItselfAndDeliversIt() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        List<Thread> deliveredOn = new CopyOnWriteArrayList<>();
+        Registration registration = engine.register(queue, event -> {
+            seen.add(event);
+            deliveredOn.add(Thread.currentThread());
+            if (event + 1 < 500) {
+                queue.add(event + 1); // the answer to what the handler sent, as a peer's echo
+            }
+        }, 16);
+        queue.add(0);
+        awaitInOrder(seen, 500);
+        // the loop read event 0 (and may race the delivery thread for a few); the delivery thread read the rest
+        assertTrue(registration.eventsReadByWaiters() > 400, registration.eventsReadByWaiters() + " of 500 read by "
+            + "the delivery thread");
+        int sameThread = 0;
+        for (int i = 1; i < 500; i++) {
+            sameThread += deliveredOn.get(i) == deliveredOn.get(i - 1) ? 1 : 0;
+        }
+        // delivered where read: a task yields its thread after 64 events (then another may go on), not per event
+        assertTrue(sameThread > 400, sameThread + " of 499 delivered on the thread of the one before");
+        assertTrue(queue.notifications < 10, queue.notifications + " notifications for 500 events");
+        await("the source armed once the delivery thread gave up", queue::isArmed);
+        queue.add(500); // the loop alone must hear it
+        awaitInOrder(seen, 501);
+        assertEquals(501, registration.eventsRead());
+        assertEquals(0, registration.inFlight());
+    }
+
+    @Test
+    void aDeliveryTaskThatYieldsItsThreadGoesOnPollingInItsNextRun() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        engine.setWaiterHold(EventEngine.MAX_WAITER_HOLD); // the loop looks once a second while the source is kept
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        int count = 2_000; // a task yields its thread every 64 deliveries: 31 times
+        Registration registration = pingPong(queue, seen, count);
+        awaitInOrder(seen, count);
+        // had a task's next run not polled, the source would wait for the loop's look (a second) 31 times
+        long byLoop = registration.eventsRead() - registration.eventsReadByWaiters();
+        assertTrue(byLoop < 16, byLoop + " of " + count + " read by the loop");
+    }
+
+    @Test
+    void whatTheDeliveryThreadReadsForOtherKeysIsDeliveredInTheirOrder() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        TwoKeyQueue queue = new TwoKeyQueue();
+        int count = 2_000;
+        List<Integer> even = new CopyOnWriteArrayList<>();
+        List<Integer> odd = new CopyOnWriteArrayList<>();
+        AtomicInteger maxInFlight = new AtomicInteger();
+        Registration[] registration = new Registration[1];
+        registration[0] = engine.register(queue, event -> {
+            maxInFlight.accumulateAndGet(registration[0].inFlight(), Math::max);
+            (event % 2 == 0 ? even : odd).add(event);
+            if (event + 2 < count) {
+                queue.add(event + 2); // each key answers itself: both keys' events interleave in the queue
+            }
+        }, 3);
+        queue.add(0);
+        queue.add(1);
+        await("every event delivered", () -> even.size() + odd.size() == count);
+        for (int i = 0; i < count / 2; i++) {
+            assertEquals(2 * i, even.get(i), "even event " + i);
+            assertEquals(2 * i + 1, odd.get(i), "odd event " + i);
+        }
+        assertTrue(registration[0].eventsReadByWaiters() > 0, "delivery threads read some");
+        assertTrue(maxInFlight.get() <= 3, maxInFlight + " in flight, over the bound of 3");
+        assertEquals(count, registration[0].eventsRead());
+        await("nothing left in flight", () -> registration[0].inFlight() == 0);
+    }
+
+    @Test
+    void aDeliveryLongerThanTheBudgetLeavesTheSourceToTheLoop() throws InterruptedException {
+        engine.setBusyPoll(Duration.ofMillis(1));
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = engine.register(queue, event -> {
+            seen.add(event);
+            long until = System.nanoTime() + Duration.ofMillis(3).toNanos();
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait(); // a slow endpoint: 3 ms per event, longer than the 1 ms budget
+            }
+            if (event + 1 < 20) {
+                queue.add(event + 1);
+            }
+        }, 16);
+        queue.add(0);
+        awaitInOrder(seen, 20);
+        assertEquals(0, registration.eventsReadByWaiters(), "no delivery thread polled after a slow delivery");
+
+        engine.setBusyPoll(Duration.ZERO);
+        ArmedQueue fast = new ArmedQueue();
+        List<Integer> fastSeen = new CopyOnWriteArrayList<>();
+        registration.close();
+        Registration off = engine.register(fast, event -> {
+            fastSeen.add(event);
+            if (event + 1 < 50) {
+                fast.add(event + 1);
+            }
+        }, 16);
+        fast.add(0);
+        awaitInOrder(fastSeen, 50);
+        assertEquals(0, off.eventsReadByWaiters(), "a budget of 0 turns delivery polling off");
+    }
+
+    @Test
+    void closingWhileADeliveryThreadPollsEndsItsPollAndNothingIsPolledAfter() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        AtomicBoolean polledAfterClose = new AtomicBoolean();
+        ArmedQueue queue = new ArmedQueue() {
+            @Override
+            public synchronized Integer poll() {
+                if (closed) {
+                    polledAfterClose.set(true);
+                }
+                return super.poll();
+            }
+        };
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = pingPong(queue, seen, 10);
+        awaitInOrder(seen, 10);
+        int polls = queue.polls;
+        await("the delivery thread polls for the next event", () -> queue.polls > polls);
+        long start = System.nanoTime();
+        registration.close();
+        assertTrue(queue.closed);
+        assertTrue(System.nanoTime() - start < Duration.ofSeconds(5).toNanos(), "closed without waiting out polls");
+        int after = queue.polls;
+        await("the delivery thread's poll ended", () -> ((ThreadPoolExecutor) pool).getActiveCount() == 0);
+        assertEquals(after, queue.polls, "not polled after close");
+        assertTrue(!polledAfterClose.get(), "polled after close");
+        assertEquals(0, registration.errors());
     }
 
     @Test
