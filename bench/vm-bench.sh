@@ -6,7 +6,9 @@
 #    (a), through the connector's client and hub listener (b; and b', the listener echoing unsignaled), through the
 #    same client against an OSGi whiteboard listener in Felix (c, it/felix's FelixEchoServer), and against WildFly's
 #    MDBs (d: the example's echo service, the rar and rdma-example.war deployed in one server boot for the four
-#    runs, by it/vm/appserver.sh): messages/s, p50/p99, CPU, server bytes/message (not for WildFly);
+#    runs, by it/vm/appserver.sh): messages/s, p50/p99, CPU, server bytes/message (not for WildFly); (a) and (b)
+#    once more with both sides busy-polling for the VM-scaled budget (raw-vm, connector-vm), since at the default
+#    50 us the emulated round trip outlasts every poll;
 #  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps, in turn for
 #    three rounds, each after the same untimed connections.
 #  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
@@ -101,16 +103,20 @@ echo "== Java ping-pong, busy poll $vm_busy_poll us (scaled to the VM's round tr
 java_pp bpvm 18603 -Drcpingpong.busyPollMicros=$vm_busy_poll
 # the layered echo (LayeredEcho): the same workload through raw verbs (a) and through the connector (b)
 layered() {
-    local layer=\$1 msg=\$2 window=\$3 port=\$4 try name=\$1-\$2-\$3
+    local layer=\$1 msg=\$2 window=\$3 port=\$4 try name=\$1-\$2-\$3 budget=""
+    if [[ \$layer == *-vm ]]; then # raw-vm, connector-vm: both sides busy-poll for the VM-scaled budget
+        budget=-Dlayered.busyPollMicros=$vm_busy_poll
+        layer=\${layer%-vm}
+    fi
     for try in 1 2; do
         if [[ \$layer == felix ]]; then
             felix_jvm org.rdmaconnector.it.felix.FelixEchoServer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
             for i in \$(seq 600); do grep -q '^listening' layered-\$name-server.txt && break; sleep 0.1; done
         else
-            jvm org.rdmaconnector.bench.LayeredEcho server \$layer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
+            jvm \$budget org.rdmaconnector.bench.LayeredEcho server \$layer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
             sleep 4
         fi
-        jvm org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
+        jvm \$budget org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
         wait
         grep -q '^result' layered-\$name-client.txt && return
         echo "   layered \$name: no result (try \$try); server: \$(grep -m1 -E 'SIG|Exception' layered-\$name-server.txt)"
@@ -120,7 +126,7 @@ layered() {
 port=18800
 for msg in 64 4096; do
     for window in 1 16; do
-        for layer in raw connector unsignaled felix; do
+        for layer in raw connector unsignaled felix raw-vm connector-vm; do
             port=\$((port + 1))
             echo "== layered echo: \$layer, \$msg bytes, window \$window"
             layered \$layer \$msg \$window \$port
@@ -176,7 +182,7 @@ done
 layered=""
 for msg in 64 4096; do
     for window in 1 16; do
-        for layer in raw connector unsignaled felix wildfly; do
+        for layer in raw connector unsignaled felix wildfly raw-vm connector-vm; do
             c=$share/layered-$layer-$msg-$window-client.txt
             srv=$share/layered-$layer-$msg-$window-server.txt
             line=$(grep -m1 '^result' "$c" 2>/dev/null || true)
@@ -211,24 +217,27 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v cm="$cm_rounds" -v s="$size" -v n="$iters" -
         if (r[i + 1] < 0) { printf "  %-30s %12s %8s %14s %12s\n", label[r[i]], "-", "-", "-", "-"; continue }
         printf "  %-30s %12.1f %8.2f %14.1f %12.2f\n", label[r[i]], 1e6 / r[i + 1], cu / r[i + 1], r[i + 2], r[i + 3]
     }
-    printf "layered echo (%s):\n", "p50/p99: round trip in us; CPU: client JVM us/msg; alloc: server JVM B/msg"
-    printf "  %-6s %-7s %-10s %10s %9s %9s %8s %9s %15s\n", "size", "window", "layer", "msgs/s", "p50", "p99", \
+    printf "layered echo (%s):\n", "p50/p99: round trip in us; CPU: client JVM us/msg; alloc: server JVM B/msg; " \
+        "-vm: both sides busy-poll " vm " us"
+    printf "  %-6s %-7s %-12s %10s %9s %9s %8s %9s %15s\n", "size", "window", "layer", "msgs/s", "p50", "p99", \
         "CPU", "alloc", "ratio"
     m = split(layered, l, " ")
     for (i = 1; i <= m; i += 9) {
         key = l[i + 1] "-" l[i + 2]
         if (l[i] == "raw") { rawrate[key] = l[i + 3] }
         if (l[i] == "connector") { connrate[key] = l[i + 3] }
+        if (l[i] == "raw-vm") { rawvmrate[key] = l[i + 3] }
         ratio = l[i] == "connector" && rawrate[key] > 0 ? sprintf("(b)/(a) %.2f", l[i + 3] / rawrate[key]) \
             : l[i] == "unsignaled" && rawrate[key] > 0 ? sprintf("(b\047)/(a) %.2f", l[i + 3] / rawrate[key]) \
             : l[i] == "felix" && connrate[key] > 0 ? sprintf("(c)/(b) %.2f", l[i + 3] / connrate[key]) \
-            : l[i] == "wildfly" && connrate[key] > 0 ? sprintf("(d)/(b) %.2f", l[i + 3] / connrate[key]) : ""
+            : l[i] == "wildfly" && connrate[key] > 0 ? sprintf("(d)/(b) %.2f", l[i + 3] / connrate[key]) \
+            : l[i] == "connector-vm" && rawvmrate[key] > 0 ? sprintf("(b)/(a) %.2f", l[i + 3] / rawvmrate[key]) : ""
         alloc = l[i + 7] < 0 ? "-" : sprintf("%.1f", l[i + 7])
         if (l[i + 3] < 0) {
-            printf "  %-6s %-7s %-10s %10s %9s %9s %8s %9s %15s\n", l[i + 1], l[i + 2], l[i], "-", "-", "-", "-", "-", ""
+            printf "  %-6s %-7s %-12s %10s %9s %9s %8s %9s %15s\n", l[i + 1], l[i + 2], l[i], "-", "-", "-", "-", "-", ""
             continue
         }
-        printf "  %-6s %-7s %-10s %10.1f %9.1f %9.1f %8.1f %9s %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
+        printf "  %-6s %-7s %-12s %10.1f %9.1f %9.1f %8.1f %9s %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
             l[i + 4], l[i + 5], l[i + 6], alloc, ratio
     }
     printf "CM connect/disconnect, %d connections after %d untimed, C and Java in turn:\n", k, kw

@@ -1298,6 +1298,9 @@ public final class EventEngine implements AutoCloseable {
             // how long the last delivery took (run by one task at a time): a task that yielded its thread after the
             // delivery budget goes on polling in its next run (pollForNext), since the source was left to it
             private long lastDelivery = Long.MAX_VALUE;
+            // this queue's last poll left the source unarmed to it, to come back after delivering what it found
+            // (pollForNext): it does, or hands the source back (handBack)
+            private boolean keeps;
 
             OrderQueue(Object key) {
                 this(key, false);
@@ -1416,6 +1419,7 @@ public final class EventEngine implements AutoCloseable {
                 long budget = busyPollNanos;
                 if (reading == null || budget <= 0 || lastDelivery >= budget || removed
                     || !deliveryPolls.compareAndSet(false, true)) {
+                    handBack();
                     return null;
                 }
                 long start = System.nanoTime();
@@ -1438,7 +1442,19 @@ public final class EventEngine implements AutoCloseable {
                     return event;
                 } finally {
                     deliveryPolls.set(false);
-                    leave(event != null); // with an event it comes back after delivering it: the arming may wait
+                    keeps = event != null;
+                    leave(keeps); // with an event it comes back after delivering it: the arming may wait
+                }
+            }
+
+            // A poll that left the source to this queue is not followed by another (the delivery took longer than
+            // the budget, or polling stopped): the source is armed at once, as by a waiter that gave up, instead of
+            // waiting for the loop's look at the end of the hold
+            private void handBack() {
+                if (keeps) {
+                    keeps = false;
+                    waiters.incrementAndGet();
+                    leave(false);
                 }
             }
         }

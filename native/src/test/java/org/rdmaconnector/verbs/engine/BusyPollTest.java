@@ -508,6 +508,40 @@ class BusyPollTest {
     }
 
     @Test
+    void aDeliveryThatTurnsSlowHandsTheSourceBackAtOnceInsteadOfAfterTheHold() throws InterruptedException {
+        engine.setBusyPoll(Duration.ofMillis(1));
+        engine.setWaiterHold(EventEngine.MAX_WAITER_HOLD); // the loop looks once a second while the source is kept
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        long[] slowEnded = new long[1];
+        List<Long> gaps = new CopyOnWriteArrayList<>();
+        int count = 60;
+        engine.register(queue, event -> {
+            if (event % 10 == 1 && event > 1) {
+                gaps.add(System.nanoTime() - slowEnded[0]); // the event after a slow one
+            }
+            seen.add(event);
+            if (event + 1 < count) {
+                queue.add(event + 1); // the next event is there before this delivery ends
+            }
+            if (event % 10 == 0 && event > 0) {
+                long until = System.nanoTime() + Duration.ofMillis(3).toNanos();
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait(); // longer than the 1 ms budget: no poll follows it
+                }
+                slowEnded[0] = System.nanoTime();
+            }
+        }, 16);
+        queue.add(0);
+        awaitInOrder(seen, count);
+        // kept for the hold, each next event would wait for the loop's look: up to a second, five times
+        long longest = gaps.stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertEquals(5, gaps.size());
+        assertTrue(longest < Duration.ofMillis(200).toNanos(), "the event after a slow delivery waited "
+            + longest / 1_000_000 + " ms");
+    }
+
+    @Test
     void closingWhileADeliveryThreadPollsEndsItsPollAndNothingIsPolledAfter() throws InterruptedException {
         engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
         AtomicBoolean polledAfterClose = new AtomicBoolean();
