@@ -126,7 +126,9 @@ public final class EventEngine implements AutoCloseable {
      * Creates the epoll fd and the wake-up eventfd and starts the loop on a thread from {@code threads}.
      *
      * @param threads makes the one loop thread (in an application server: a managed thread factory)
-     * @param delivery runs the deliveries (a WorkManager, an OSGi-managed executor, a pool)
+     * @param delivery runs the deliveries (a WorkManager, an OSGi-managed executor, a pool) on its own threads: one
+     *     that runs a task on the submitting thread (a direct executor, {@code CallerRunsPolicy}) would run handlers
+     *     on the loop, or on a thread that holds a source while it reads it
      */
     public EventEngine(ThreadFactory threads, Executor delivery) {
         this(startingThreadsOf(threads), delivery, "thread factory", START_TIMEOUT, true);
@@ -1081,12 +1083,16 @@ public final class EventEngine implements AutoCloseable {
             }
         }
 
-        // The reading thread (the loop, or a delivery thread holding reading): the key's own queue, made on its first
+        // The reading thread (the loop, or another thread holding reading): the key's own queue, made on its first
         // event and kept (never retired) while the key lives; false when the key holds another registration's queue
-        // (then it is a plain key here)
+        // (then it is a plain key here). Made under the key's lock: two registrations' readers may meet here.
         private boolean dispatchHeld(OrderKey key, E event) {
             if (key.queue == null) {
-                key.queue = new OrderQueue(key, true);
+                synchronized (key) {
+                    if (key.queue == null) {
+                        key.queue = new OrderQueue(key, true);
+                    }
+                }
             }
             if (!(key.queue instanceof Reg<?>.OrderQueue held) || held.registration() != this) {
                 return false;
@@ -1392,9 +1398,11 @@ public final class EventEngine implements AutoCloseable {
             private void deliverSome() {
                 for (int budget = DELIVERY_BUDGET; budget > 0; budget--) {
                     E event = take(false);
-                    if (event == null && (event = pollForNext()) == null && (event = take(true)) == null) {
-                        lastDelivery = Long.MAX_VALUE; // idle: the next run starts from the loop's hand-over
-                        return;
+                    if (event == null && (event = pollForNext()) == null) {
+                        lastDelivery = Long.MAX_VALUE; // before the queue is released: the next run starts afresh
+                        if ((event = take(true)) == null) {
+                            return;
+                        }
                     }
                     long start = System.nanoTime();
                     try {
@@ -1426,13 +1434,16 @@ public final class EventEngine implements AutoCloseable {
                 awaitedAt = start;
                 waiters.incrementAndGet();
                 E event = null;
+                int read = 0;
                 try {
                     while ((event = take(false)) == null && !removed && System.nanoTime() - start < budget) {
                         if (reading.tryLock()) { // else the loop reads it now
                             try {
-                                if (removed || readHere(READ_BUDGET) < 0) {
+                                int n = removed ? -1 : readHere(READ_BUDGET);
+                                if (n < 0) {
                                     return event = take(false); // closed, failed or at its bound: the loop decides
                                 }
+                                read += n;
                             } finally {
                                 reading.unlock();
                             }
@@ -1442,9 +1453,16 @@ public final class EventEngine implements AutoCloseable {
                     return event;
                 } finally {
                     deliveryPolls.set(false);
-                    keeps = event != null;
-                    leave(keeps); // with an event it comes back after delivering it: the arming may wait
+                    // one event, the answer it waited for: it comes back after delivering it, and the arming may
+                    // wait; more (a stream): the source goes back to the loop now, which reads on while this thread
+                    // delivers, instead of one thread reading and delivering in turn
+                    keeps = event != null && read <= 1 && !hasEvents();
+                    leave(keeps);
                 }
+            }
+
+            private synchronized boolean hasEvents() {
+                return !events.isEmpty();
             }
 
             // A poll that left the source to this queue is not followed by another (the delivery took longer than

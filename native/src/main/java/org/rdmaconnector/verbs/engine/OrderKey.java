@@ -8,6 +8,6 @@ package org.rdmaconnector.verbs.engine;
  * registration (another registration handles it as a plain key).
  */
 public class OrderKey {
-    // the engine's delivery queue of this key; set and read on the loop thread only
-    Object queue;
+    // the engine's delivery queue of this key: made once, by the first registration whose reader meets the key
+    volatile Object queue;
 }
