@@ -1453,16 +1453,13 @@ public final class EventEngine implements AutoCloseable {
                     return event;
                 } finally {
                     deliveryPolls.set(false);
-                    // one event, the answer it waited for: it comes back after delivering it, and the arming may
-                    // wait; more (a stream): the source goes back to the loop now, which reads on while this thread
-                    // delivers, instead of one thread reading and delivering in turn
-                    keeps = event != null && read <= 1 && !hasEvents();
+                    // what it waited for, the answer to what its handler sent and at most that send's completion:
+                    // it comes back after delivering them, and the arming may wait; more (a stream): the source goes
+                    // back to the loop now, which reads on while this thread delivers, instead of one thread reading
+                    // and delivering in turn
+                    keeps = event != null && read <= 2;
                     leave(keeps);
                 }
-            }
-
-            private synchronized boolean hasEvents() {
-                return !events.isEmpty();
             }
 
             // A poll that left the source to this queue is not followed by another (the delivery took longer than
