@@ -1021,31 +1021,38 @@ public final class EventEngine implements AutoCloseable {
             waiters.incrementAndGet();
             boolean got = false;
             try {
-                got = pollWhileWaiting(done, budget, start);
+                readUntil(done, budget, start);
+                got = done.getAsBoolean();
                 return got;
             } finally {
                 leave(got);
             }
         }
 
-        // polls from start (the call's System.nanoTime()) until done or the budget has passed
-        private boolean pollWhileWaiting(BooleanSupplier done, long budget, long start) {
-            while (!done.getAsBoolean()) {
-                if (removed || System.nanoTime() - start >= budget) {
-                    return false;
+        // A waiting thread (pollUntil) or a delivery thread (pollForNext): reads the source as the loop would until
+        // done or the budget from start (System.nanoTime()) has passed, taking reading when the loop does not hold it;
+        // returns how many events it read, or -1 when it stopped early: the source is closed, failed or at its bound
+        // (the loop decides then)
+        private int readUntil(BooleanSupplier done, long budget, long start) {
+            int read = 0;
+            while (!done.getAsBoolean() && System.nanoTime() - start < budget) {
+                if (removed) {
+                    return -1;
                 }
                 if (reading.tryLock()) { // else the loop reads it now, and may be handling what this thread waits for
                     try {
-                        if (removed || readHere(READ_BUDGET) < 0) {
-                            return done.getAsBoolean(); // its source is closed, or failed
+                        int n = removed ? -1 : readHere(READ_BUDGET);
+                        if (n < 0) {
+                            return -1;
                         }
+                        read += n;
                     } finally {
                         reading.unlock();
                     }
                 }
                 Thread.onSpinWait();
             }
-            return true;
+            return read;
         }
 
         private void handleOnLoop(E event) {
@@ -1307,6 +1314,8 @@ public final class EventEngine implements AutoCloseable {
             // this queue's last poll left the source unarmed to it, to come back after delivering what it found
             // (pollForNext): it does, or hands the source back (handBack)
             private boolean keeps;
+            // pollForNext's condition, made once
+            private final BooleanSupplier hasEvent = this::hasEvent;
 
             OrderQueue(Object key) {
                 this(key, false);
@@ -1347,6 +1356,10 @@ public final class EventEngine implements AutoCloseable {
                     }
                 }
                 return event;
+            }
+
+            private synchronized boolean hasEvent() {
+                return !events.isEmpty();
             }
 
             /** Submits this refused task again (any thread); false when it was refused again and is kept. */
@@ -1434,30 +1447,18 @@ public final class EventEngine implements AutoCloseable {
                 awaitedAt = start;
                 waiters.incrementAndGet();
                 E event = null;
-                int read = 0;
+                int read = -1;
                 try {
-                    while ((event = take(false)) == null && !removed && System.nanoTime() - start < budget) {
-                        if (reading.tryLock()) { // else the loop reads it now
-                            try {
-                                int n = removed ? -1 : readHere(READ_BUDGET);
-                                if (n < 0) {
-                                    return event = take(false); // closed, failed or at its bound: the loop decides
-                                }
-                                read += n;
-                            } finally {
-                                reading.unlock();
-                            }
-                        }
-                        Thread.onSpinWait();
-                    }
-                    return event;
+                    read = readUntil(hasEvent, budget, start);
+                    return event = take(false);
                 } finally {
                     deliveryPolls.set(false);
                     // what it waited for, the answer to what its handler sent and at most that send's completion:
                     // it comes back after delivering them, and the arming may wait; more (a stream): the source goes
                     // back to the loop now, which reads on while this thread delivers, instead of one thread reading
-                    // and delivering in turn
-                    keeps = event != null && read <= 2;
+                    // and delivering in turn; and when it stopped early (closed, failed or at its bound): the loop
+                    // decides
+                    keeps = event != null && read >= 0 && read <= 2;
                     leave(keeps);
                 }
             }

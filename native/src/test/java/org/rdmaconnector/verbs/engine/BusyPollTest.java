@@ -144,9 +144,15 @@ class BusyPollTest {
 
     /** Ping-pong: each delivered event makes the next one, from the delivery thread, until {@code count}. */
     private Registration pingPong(ArmedQueue queue, List<Integer> seen, int count) {
+        return pingPong(queue, seen, count, new CopyOnWriteArrayList<>());
+    }
+
+    /** {@link #pingPong(ArmedQueue, List, int)}, adding the thread each event was delivered on to {@code on}. */
+    private Registration pingPong(ArmedQueue queue, List<Integer> seen, int count, List<Thread> on) {
         Registration registration = engine.register(queue, event -> {
             seen.add(event);
-            if (event + 1 < count) {
+            on.add(Thread.currentThread());
+            if (event + 1 < count) { // the answer to what the handler sent, as a peer's echo
                 queue.add(event + 1);
             }
         }, 16);
@@ -404,14 +410,7 @@ class BusyPollTest {
         ArmedQueue queue = new ArmedQueue();
         List<Integer> seen = new CopyOnWriteArrayList<>();
         List<Thread> deliveredOn = new CopyOnWriteArrayList<>();
-        Registration registration = engine.register(queue, event -> {
-            seen.add(event);
-            deliveredOn.add(Thread.currentThread());
-            if (event + 1 < 500) {
-                queue.add(event + 1); // the answer to what the handler sent, as a peer's echo
-            }
-        }, 16);
-        queue.add(0);
+        Registration registration = pingPong(queue, seen, 500, deliveredOn);
         awaitInOrder(seen, 500);
         // the loop read event 0 (and may race the delivery thread for a few); the delivery thread read the rest
         assertTrue(registration.eventsReadByWaiters() > 400, registration.eventsReadByWaiters() + " of 500 read by "
