@@ -42,7 +42,18 @@ public interface InboundConnection extends RemoteMemoryAccess {
      *
      * @throws IllegalStateException when the connection is not established or every send slot is in flight
      */
-    WorkRequest send(byte[] message, boolean signaled);
+    default WorkRequest send(byte[] message, boolean signaled) {
+        return send(message, 0, message == null ? 0 : message.length, signaled);
+    }
+
+    /**
+     * As {@link #send(byte[], boolean)}, the {@code length} bytes at {@code offset} of {@code message}: with
+     * {@link MessageCompletion#copyData(byte[], int)}, a listener echoes from an array of its own, allocating nothing.
+     *
+     * @throws IndexOutOfBoundsException when the bytes are not inside {@code message}
+     * @throws IllegalStateException when the connection is not established or every send slot is in flight
+     */
+    WorkRequest send(byte[] message, int offset, int length, boolean signaled);
 
     /**
      * Registers {@code buffer} (direct) with the protection domain of this connection's queue pair, for its RDMA

@@ -27,6 +27,18 @@ public interface MessageCompletion {
     /** A copy of the bytes received (empty for a send, write or read, an RDMA WRITE with immediate, or a failure). */
     byte[] data();
 
+    /** How many bytes were received: the length of {@link #data()}, without its copy. */
+    int dataLength();
+
+    /**
+     * Copies the bytes received into {@code destination} at {@code offset}, as {@link #data()} would give them, but
+     * into an array of the caller's: a listener that reuses one allocates nothing per message.
+     *
+     * @return how many bytes were copied ({@link #dataLength()})
+     * @throws IndexOutOfBoundsException when they do not fit at {@code offset}
+     */
+    int copyData(byte[] destination, int offset);
+
     /** Counts the connection's completions of this kind from 1, in delivery order. */
     long sequence();
 }

@@ -52,7 +52,18 @@ public interface RdmaEndpoint extends RemoteMemoryAccess, AutoCloseable {
      *
      * @throws IllegalStateException when every slot is still in flight
      */
-    WorkRequest send(byte[] message, boolean signaled);
+    default WorkRequest send(byte[] message, boolean signaled) {
+        return send(message, 0, message == null ? 0 : message.length, signaled);
+    }
+
+    /**
+     * As {@link #send(byte[], boolean)}, the {@code length} bytes at {@code offset} of {@code message}: a sender that
+     * reuses one array sends without a copy of its own.
+     *
+     * @throws IndexOutOfBoundsException when the bytes are not inside {@code message}
+     * @throws IllegalStateException when every slot is still in flight
+     */
+    WorkRequest send(byte[] message, int offset, int length, boolean signaled);
 
     /** Posts a receive into {@code length} bytes at {@code offset} of {@code region} (ibv_post_recv(3)). */
     WorkRequest receive(MemoryRegion region, int offset, int length);

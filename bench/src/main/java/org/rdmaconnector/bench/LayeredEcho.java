@@ -37,7 +37,8 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * <li>{@code raw}: rdma-native's verbs, one thread per side polling the CQ with the engine's hybrid strategy (busy
  *     poll for {@code -Dlayered.busyPollMicros}, default the engine's 50 us, then arm and wait);
  * <li>{@code connector}: the connector's API, a client channel set ({@link ChannelSet}, what a pool lends) and an
- *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java listener ({@link PlainSink}); both
+ *     echo listener through the hub ({@link ConnectorRuntime}), a plain-Java listener ({@link PlainSink}) that
+ *     copies each message into an array of its delivery thread's ({@code copyData}) and echoes a slice of it; both
  *     engines busy-poll for the same budget;
  * <li>{@code unsignaled}: as {@code connector}, with the listener's echoes sent unsignaled (selective signaling):
  *     the listener is given each message and not each echo's send completion, one delivery per message instead of
@@ -227,6 +228,8 @@ public final class LayeredEcho {
     private static void connectorServer(int port, int size, int window, int count, int warmup,
                                         boolean signaledEcho) throws InterruptedException {
         ServerCount served = new ServerCount(count, warmup);
+        // each delivery thread echoes from an array of its own: copyData and a slice, no copy of the message per echo
+        ThreadLocal<byte[]> own = ThreadLocal.withInitial(() -> new byte[Math.max(size, 64)]);
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("layered-server", 2)) {
             busyPolling(runtime);
             Activation activation = runtime.hub().activate(ListenerSettings.of("0.0.0.0", port, null, null, null,
@@ -236,7 +239,8 @@ public final class LayeredEcho {
                     }
                 }, completion -> {
                     if (completion.isReceive() && completion.isSuccess()) {
-                        completion.connection().send(completion.data(), signaledEcho);
+                        byte[] message = own.get();
+                        completion.connection().send(message, 0, completion.copyData(message, 0), signaledEcho);
                         served.echoed();
                     }
                 }));

@@ -61,6 +61,9 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      */
     static final Duration ANSWER_WAIT = Duration.ofSeconds(20);
     private static final Runnable NOTHING = () -> { };
+    // what runs after a completion's delivery, made once (not per completion)
+    private final Runnable afterMessage = this::repostReceive;
+    private final Runnable afterCompletion = this::destroyIfOver;
 
     /** Where the connection stands. */
     enum State {
@@ -278,44 +281,56 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             LOG.log(Level.WARNING, "connection " + number + " with " + wire.peerAddress() + " failed: "
                 + request.kind() + " " + wc.statusText() + "; disconnecting");
         }
-        Runnable after = () -> {
-            if (receive && wc.isSuccess() && isOpen()) {
-                // only now that it is delivered: while an endpoint is slow (or paused) the peer meets receiver-not-
-                // ready (RC flow control holds it back) instead of our dropping what it sends
-                try {
-                    wire.repostReceive();
-                } catch (RuntimeException e) {
-                    LOG.log(Level.DEBUG, "re-posting a receive on connection " + number + " failed", e);
-                }
-            }
-            destroyIfOver();
-        };
         if (receive && wc.status() == Layout.IBV_WC_WR_FLUSH_ERR) { // a flushed receive is ours, not a message
-            after.run();
+            destroyIfOver();
             return;
         }
         long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
-        InboundCompletion completion = new InboundCompletion(this, wc, receive, request.data(), sequence);
-        deliver(done -> deliveries.deliver(completion, done), after);
+        Through through = started(receive && wc.isSuccess() ? afterMessage : afterCompletion);
+        deliveries.deliver(new InboundCompletion(this, wc, receive, request.data(), sequence), through);
+        returned(through);
     }
 
     /** Delivers {@code event}, then runs {@code after}. */
     private void delivering(InboundEvent event, Runnable after) {
-        deliver(done -> deliveries.deliver(event, done), after);
+        Through through = started(after);
+        deliveries.deliver(event, through);
+        returned(through);
     }
 
     /**
-     * Hands a delivery its {@code done}: while it is not through (running, or held by a paused endpoint) the
-     * connection does not count as idle; one still held when the delivery call returns keeps the slot (see
-     * {@link #releaseSlotIfDone()}) until it is through. {@code after} runs once, when it is.
+     * A delivery starts: its {@code done}, which runs {@code after} once, when it is through. While it is not
+     * (running, or held by a paused endpoint) the connection does not count as idle.
      */
-    private void deliver(Consumer<Runnable> delivery, Runnable after) {
+    private Through started(Runnable after) {
         delivering.incrementAndGet();
-        Through through = new Through(after);
-        delivery.accept(through);
+        return new Through(after);
+    }
+
+    /**
+     * The delivery call returned: a delivery not yet through is held by a paused endpoint, and keeps the slot (see
+     * {@link #releaseSlotIfDone()}) until it is through.
+     */
+    private void returned(Through through) {
         if (through.compareAndSet(RUNNING, HELD)) {
             held.incrementAndGet();
         }
+    }
+
+    /**
+     * After a received message is through: the receive is posted again only now, so that while an endpoint is slow
+     * (or paused) the peer meets receiver-not-ready (RC flow control holds it back) instead of our dropping what it
+     * sends.
+     */
+    private void repostReceive() {
+        if (isOpen()) {
+            try {
+                wire.repostReceive();
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "re-posting a receive on connection " + number + " failed", e);
+            }
+        }
+        destroyIfOver();
     }
 
     /** A delivery's {@code done}, and its phase (RUNNING, HELD, THROUGH): one object per delivery. */
@@ -525,9 +540,9 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     }
 
     @Override
-    public WorkRequest send(byte[] message, boolean signaled) {
+    public WorkRequest send(byte[] message, int offset, int length, boolean signaled) {
         requireOpen();
-        return wire.send(message, signaled);
+        return wire.send(message, offset, length, signaled);
     }
 
     @Override

@@ -184,15 +184,16 @@ public final class Activation implements AutoCloseable {
 
     /** Delivers {@code event} now, or holds it while paused; {@code done} runs once it is delivered or given up. */
     void deliver(ConnectionEvent event, Runnable done) {
-        offer(new Pending(event, null, done), event.connection());
+        offer(event, null, done, event.connection());
     }
 
     /** Delivers {@code completion} now, or holds it while paused; {@code done} runs once delivered or given up. */
     void deliver(MessageCompletion completion, Runnable done) {
-        offer(new Pending(null, completion, done), completion.connection());
+        offer(null, completion, done, completion.connection());
     }
 
-    private void offer(Pending pending, Object connection) {
+    // an event or a completion: held (a Pending) only when it must wait, so a delivery made now costs no object here
+    private void offer(ConnectionEvent event, MessageCompletion completion, Runnable done, Object connection) {
         Object key = connection == null ? Held.class : connection;
         synchronized (held) {
             Held queue = held.get(key);
@@ -201,19 +202,19 @@ public final class Activation implements AutoCloseable {
                     queue = new Held();
                     held.put(key, queue);
                 }
-                queue.queue.add(pending);
+                queue.queue.add(new Pending(event, completion, done));
                 heldCount++;
                 return;
             }
         }
-        deliverNow(pending);
+        deliverNow(event, completion, done);
     }
 
-    private void deliverNow(Pending pending) {
+    private void deliverNow(ConnectionEvent event, MessageCompletion completion, Runnable done) {
         try {
-            deliverToEndpoint(pending.event(), pending.completion());
+            deliverToEndpoint(event, completion);
         } finally {
-            pending.done().run();
+            done.run();
         }
     }
 
@@ -308,7 +309,7 @@ public final class Activation implements AutoCloseable {
                 }
                 heldCount--;
             }
-            deliverNow(next);
+            deliverNow(next.event(), next.completion(), next.done());
         }
     }
 

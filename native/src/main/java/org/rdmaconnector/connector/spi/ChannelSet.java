@@ -603,8 +603,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
         }
 
         @Override
-        public WorkRequest send(byte[] message, boolean signaled) {
-            return established("ibv_post_send").sendStaged(message, signaled);
+        public WorkRequest send(byte[] message, int offset, int length, boolean signaled) {
+            return established("ibv_post_send").sendStaged(message, offset, length, signaled);
         }
 
         @Override

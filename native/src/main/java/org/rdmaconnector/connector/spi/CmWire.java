@@ -100,8 +100,8 @@ final class CmWire implements ConnectionWire {
     }
 
     @Override
-    public WorkRequest send(byte[] message, boolean signaled) {
-        return allocated().sendStaged(message, signaled);
+    public WorkRequest send(byte[] message, int offset, int length, boolean signaled) {
+        return allocated().sendStaged(message, offset, length, signaled);
     }
 
     @Override

@@ -36,8 +36,8 @@ interface ConnectionWire {
     /** rdma_disconnect(3), at most once (our own DREQ, or the DREP answering the peer's). */
     void disconnect();
 
-    /** Sends {@code message} from a staged send slot, signaled or not. */
-    WorkRequest send(byte[] message, boolean signaled);
+    /** Sends the {@code length} bytes at {@code offset} of {@code message} from a staged send slot, signaled or not. */
+    WorkRequest send(byte[] message, int offset, int length, boolean signaled);
 
     /** Registers {@code buffer} with the queue pair's protection domain; deregistered by {@link #destroy()}. */
     MemoryRegion register(ByteBuffer buffer, Set<RemoteAccess> remoteAccess);

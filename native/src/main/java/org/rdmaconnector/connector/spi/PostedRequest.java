@@ -19,6 +19,8 @@ final class PostedRequest implements WorkRequest {
     private final Kind kind;
     // the registration of its CQ, which an awaiting thread polls first (Registration.pollUntil); null: none
     private final Registration completions;
+    private final int slot;
+    private final boolean signaled;
     // made on the first ask; guarded by this (set, and read by complete, under the lock that sets the result)
     private volatile Completion completion;
     private volatile WorkCompletion result;
@@ -35,9 +37,29 @@ final class PostedRequest implements WorkRequest {
      * on the awaiting thread first ({@link Registration#pollUntil}).
      */
     PostedRequest(long wrId, Kind kind, Registration completions) {
+        this(wrId, kind, completions, -1, true);
+    }
+
+    /**
+     * As {@link #PostedRequest(long, Kind, Registration)}, in staging slot {@code slot} of its connection (-1: none)
+     * and {@code signaled} or not: what the connection needs when it ends (one object per posted request).
+     */
+    PostedRequest(long wrId, Kind kind, Registration completions, int slot, boolean signaled) {
         this.wrId = wrId;
         this.kind = kind;
         this.completions = completions;
+        this.slot = slot;
+        this.signaled = signaled;
+    }
+
+    /** Its staging slot in its connection, or -1 (a region of the application's). */
+    int slot() {
+        return slot;
+    }
+
+    /** Whether it was posted signaled (it makes a work completion when it succeeds). */
+    boolean signaled() {
+        return signaled;
     }
 
     @Override

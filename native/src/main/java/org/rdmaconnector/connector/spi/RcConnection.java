@@ -2,7 +2,6 @@ package org.rdmaconnector.connector.spi;
 
 import com.sun.jna.Memory;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -46,9 +45,14 @@ final class RcConnection {
     private final int slotSize;
     private final int sendSlots;
     private final int recvSlots;
-    private final ArrayDeque<Integer> freeSend = new ArrayDeque<>();
-    private final ArrayDeque<Integer> freeRecv = new ArrayDeque<>();
-    private final PostedRequests<Posted> posted;
+    // guarded by this
+    private final FreeSlots freeSend;
+    private final FreeSlots freeRecv;
+    // made once per slot, not per post: a staged receive's poster, and a staged send's, which posts the bytes its
+    // slot's sendLengths entry says (set by the posting thread before the post)
+    private final Poster[] slotPosters;
+    private final int[] sendLengths;
+    private final PostedRequests<PostedRequest> posted;
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     // also the lock of every send-queue post: work request ids grow in the send queue's order
     private final SelectiveSignaling signaling;
@@ -60,7 +64,31 @@ final class RcConnection {
     // set once, before the posted requests are failed: a post that sees it unset is failed by deviceRemoved
     private volatile DeviceRemoval removal;
 
-    private record Posted(PostedRequest request, int slot, boolean signaled) {
+    /** Free staging slots, as a stack of slot numbers (no boxing per take or give-back). */
+    private static final class FreeSlots {
+        private final int[] slots;
+        private int count;
+
+        FreeSlots(int from, int count) {
+            this.slots = new int[count];
+            for (int i = 0; i < count; i++) {
+                slots[i] = from + count - 1 - i; // the lowest slot taken first
+            }
+            this.count = count;
+        }
+
+        int size() {
+            return count;
+        }
+
+        /** A free slot, or -1 when every one is taken. */
+        int take() {
+            return count == 0 ? -1 : slots[--count];
+        }
+
+        void giveBack(int slot) {
+            slots[count++] = slot;
+        }
     }
 
     /** Posts one work request with the id it is given, signaled or not (receives are always signaled). */
@@ -100,11 +128,27 @@ final class RcConnection {
             throw e;
         }
         this.stagingMemory = memory;
+        this.freeSend = new FreeSlots(0, sendSlots);
+        this.freeRecv = new FreeSlots(sendSlots, recvSlots);
+        this.sendLengths = new int[sendSlots];
+        this.slotPosters = new Poster[sendSlots + recvSlots];
+        int inlineMax = qp.capabilities().maxInlineData();
         for (int i = 0; i < sendSlots; i++) {
-            freeSend.add(i);
+            int slot = i;
+            int at = slot * slotSize;
+            // a message that fits the inline data the queue pair was granted (MaxInlineData) is sent inline
+            slotPosters[slot] = (wrId, signal) -> {
+                int length = sendLengths[slot];
+                if (length > 0 && length <= inlineMax) {
+                    qp.postSendInline(staging, at, length, wrId, signal);
+                } else {
+                    qp.postSend(staging, at, length, wrId, signal);
+                }
+            };
         }
         for (int i = 0; i < recvSlots; i++) {
-            freeRecv.add(sendSlots + i);
+            int at = (sendSlots + i) * slotSize;
+            slotPosters[sendSlots + i] = (wrId, signaled) -> qp.postReceive(staging, at, slotSize, wrId);
         }
     }
 
@@ -126,17 +170,21 @@ final class RcConnection {
     }
 
     /**
-     * Copies {@code message} into a free send slot and posts it; unsignaled when asked, unless it leaves fewer than
-     * three quarters of the slots free: the slots of unsignaled sends come back only when a later signaled request
-     * completes, and the sends in flight meanwhile need the others (signaled only at the last free slot, an echo of
-     * 16 outstanding messages over 32 slots found every slot taken).
+     * Copies the {@code length} bytes at {@code offset} of {@code message} into a free send slot and posts them;
+     * unsignaled when asked, unless it leaves fewer than three quarters of the slots free: the slots of unsignaled
+     * sends come back only when a later signaled request completes, and the sends in flight meanwhile need the others
+     * (signaled only at the last free slot, an echo of 16 outstanding messages over 32 slots found every slot taken).
      */
-    WorkRequest sendStaged(byte[] message, boolean signaled) {
+    WorkRequest sendStaged(byte[] message, int offset, int length, boolean signaled) {
         if (message == null) {
             throw new IllegalArgumentException("message must not be null");
         }
-        if (message.length > slotSize) {
-            throw new IllegalArgumentException("message of " + message.length + " bytes is larger than a send slot ("
+        if (offset < 0 || length < 0 || offset > message.length - length) {
+            throw new IndexOutOfBoundsException(length + " bytes at offset " + offset + " are not inside the message of "
+                + message.length + " bytes");
+        }
+        if (length > slotSize) {
+            throw new IllegalArgumentException("message of " + length + " bytes is larger than a send slot ("
                 + slotSize + " bytes); register a buffer and send from it");
         }
         int slot = take(freeSend, WorkRequest.Kind.SEND, sendSlots);
@@ -145,15 +193,11 @@ final class RcConnection {
             if (closed) {
                 throw new IllegalStateException("the connection is closed");
             }
-            stagingMemory.write((long) slot * slotSize, message, 0, message.length);
+            stagingMemory.write((long) slot * slotSize, message, offset, length);
             scarce = 4L * freeSend.size() < 3L * sendSlots;
         }
-        // a message that fits the inline data the queue pair was granted (MaxInlineData) is sent inline
-        boolean inline = message.length > 0 && message.length <= qp.capabilities().maxInlineData();
-        int offset = slot * slotSize;
-        return post(WorkRequest.Kind.SEND, slot, signaled || scarce, inline
-            ? (wrId, signal) -> qp.postSendInline(staging, offset, message.length, wrId, signal)
-            : (wrId, signal) -> qp.postSend(staging, offset, message.length, wrId, signal));
+        sendLengths[slot] = length; // the slot is this thread's until it is given back
+        return post(WorkRequest.Kind.SEND, slot, signaled || scarce, slotPosters[slot]);
     }
 
     /**
@@ -168,8 +212,7 @@ final class RcConnection {
     /** Posts a receive into a free receive slot. */
     WorkRequest receiveStaged() {
         int slot = take(freeRecv, WorkRequest.Kind.RECEIVE, recvSlots);
-        return post(WorkRequest.Kind.RECEIVE, slot, true,
-            (wrId, signaled) -> qp.postReceive(staging, slot * slotSize, slotSize, wrId));
+        return post(WorkRequest.Kind.RECEIVE, slot, true, slotPosters[slot]);
     }
 
     /** Posts a receive into a region of the application's. */
@@ -230,13 +273,13 @@ final class RcConnection {
             + "complete)");
     }
 
-    private synchronized int take(ArrayDeque<Integer> free, WorkRequest.Kind kind, int total) {
+    private synchronized int take(FreeSlots free, WorkRequest.Kind kind, int total) {
         refuseIfRemoved(kind); // before the slots: a removal leaves its requests' slots taken
         if (closed) {
             throw new IllegalStateException("the connection is closed");
         }
-        Integer slot = free.poll();
-        if (slot == null) {
+        int slot = free.take();
+        if (slot < 0) {
             String name = kind == WorkRequest.Kind.SEND ? "send" : "receive";
             throw new IllegalStateException("all " + total + " " + name + " slots are in flight; wait for earlier "
                 + name + "s to complete");
@@ -246,7 +289,7 @@ final class RcConnection {
 
     private synchronized void giveBack(int slot) {
         if (slot >= 0 && !closed) {
-            (slot < sendSlots ? freeSend : freeRecv).add(slot);
+            (slot < sendSlots ? freeSend : freeRecv).giveBack(slot);
         }
     }
 
@@ -268,8 +311,8 @@ final class RcConnection {
     }
 
     private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster, long wrId) {
-        PostedRequest request = new PostedRequest(wrId, kind, completions);
-        posted.put(wrId, new Posted(request, slot, signaled));
+        PostedRequest request = new PostedRequest(wrId, kind, completions, slot, signaled);
+        posted.put(wrId, request);
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here
             poster.post(wrId, signaled);
@@ -288,17 +331,17 @@ final class RcConnection {
      * @return the request, or null when it was already completed (flushed by a close)
      */
     WorkRequest complete(WorkCompletion wc) {
-        Posted p = endAlone(wc.wrId()); // its own completion: for an unsignaled one, a failure or a flush
+        PostedRequest p = endAlone(wc.wrId()); // its own completion: for an unsignaled one, a failure or a flush
         if (p == null) {
             return null; // flushed by a close meanwhile
         }
-        if (p.request().kind() != WorkRequest.Kind.RECEIVE) {
+        if (p.kind() != WorkRequest.Kind.RECEIVE) {
             for (long covered : signaling.coveredBy(wc.wrId())) {
                 completeCovered(covered);
             }
         }
         byte[] data = null;
-        if (p.request().kind() == WorkRequest.Kind.RECEIVE && p.slot() >= 0) {
+        if (p.kind() == WorkRequest.Kind.RECEIVE && p.slot() >= 0) {
             // the peer's RDMA WRITE with immediate takes a receive and puts nothing in its slot: byte_len is the
             // length of the write, whose bytes are in the written region
             boolean message = wc.isSuccess() && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM;
@@ -311,8 +354,8 @@ final class RcConnection {
             }
         }
         giveBack(p.slot());
-        p.request().complete(wc, data);
-        return p.request();
+        p.complete(wc, data);
+        return p;
     }
 
     /**
@@ -320,8 +363,8 @@ final class RcConnection {
      * it, or null when it was gone already. An unsignaled one leaves {@link SelectiveSignaling} first, so that
      * {@link #outstanding()} never counts below 0.
      */
-    private Posted endAlone(long wrId) {
-        Posted p = posted.get(wrId);
+    private PostedRequest endAlone(long wrId) {
+        PostedRequest p = posted.get(wrId);
         if (p != null && !p.signaled()) {
             signaling.completedAlone(wrId);
         }
@@ -330,12 +373,12 @@ final class RcConnection {
 
     /** Completes unsignaled request {@code wrId} as successful: a later signaled one completed (RC's order). */
     private void completeCovered(long wrId) {
-        Posted p = posted.remove(wrId);
+        PostedRequest p = posted.remove(wrId);
         if (p == null) {
             return; // it failed, with a completion of its own, or was flushed
         }
         giveBack(p.slot());
-        p.request().complete(new WorkCompletion(wrId, Layout.IBV_WC_SUCCESS, opcodeOf(p.request().kind()), 0, 0, 0,
+        p.complete(new WorkCompletion(wrId, Layout.IBV_WC_SUCCESS, opcodeOf(p.kind()), 0, 0, 0,
             qpNumber, 0, 0), null);
     }
 
@@ -395,18 +438,18 @@ final class RcConnection {
     private List<WorkRequest> endPosted(DeviceRemoval removal) {
         List<WorkRequest> ended = new ArrayList<>();
         for (long wrId : posted.ids()) {
-            Posted p = endAlone(wrId);
+            PostedRequest p = endAlone(wrId);
             if (p != null) {
-                WorkRequest.Kind kind = p.request().kind();
+                WorkRequest.Kind kind = p.kind();
                 WcOpcode opcode = opcodeOf(kind);
                 WorkCompletion flushed = new WorkCompletion(wrId, Layout.IBV_WC_WR_FLUSH_ERR, opcode, 0, 0, 0,
                     qpNumber, 0, 0);
                 if (removal != null) {
-                    p.request().fail(flushed, removal.error(postFunction(kind)));
+                    p.fail(flushed, removal.error(postFunction(kind)));
                 } else {
-                    p.request().complete(flushed, p.slot() >= 0 && opcode == WcOpcode.RECV ? new byte[0] : null);
+                    p.complete(flushed, p.slot() >= 0 && opcode == WcOpcode.RECV ? new byte[0] : null);
                 }
-                ended.add(p.request());
+                ended.add(p);
             }
         }
         return ended;

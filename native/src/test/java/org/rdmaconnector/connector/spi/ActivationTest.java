@@ -112,7 +112,7 @@ class ActivationTest {
             }
 
             @Override
-            public org.rdmaconnector.connector.WorkRequest send(byte[] message, boolean signaled) {
+            public org.rdmaconnector.connector.WorkRequest send(byte[] message, int offset, int length, boolean signaled) {
                 throw new UnsupportedOperationException();
             }
 
@@ -170,6 +170,16 @@ class ActivationTest {
             @Override
             public byte[] data() {
                 return new byte[0];
+            }
+
+            @Override
+            public int dataLength() {
+                return 0;
+            }
+
+            @Override
+            public int copyData(byte[] destination, int offset) {
+                return 0;
             }
 
             @Override

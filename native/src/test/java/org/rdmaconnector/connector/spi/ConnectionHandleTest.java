@@ -116,7 +116,7 @@ class ConnectionHandleTest {
         }
 
         @Override
-        public WorkRequest send(byte[] message, boolean signaled) {
+        public WorkRequest send(byte[] message, int offset, int length, boolean signaled) {
             throw new UnsupportedOperationException();
         }
 

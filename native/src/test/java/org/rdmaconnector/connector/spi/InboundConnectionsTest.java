@@ -734,8 +734,8 @@ class InboundConnectionsTest {
         }
 
         @Override
-        public WorkRequest send(byte[] message, boolean signaled) {
-            calls.add("send " + new String(message, StandardCharsets.UTF_8));
+        public WorkRequest send(byte[] message, int offset, int length, boolean signaled) {
+            calls.add("send " + new String(message, offset, length, StandardCharsets.UTF_8));
             return post(WorkRequest.Kind.SEND);
         }
 

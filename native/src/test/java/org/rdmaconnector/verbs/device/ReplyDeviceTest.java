@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs.device;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmaconnector.connector.CmEventType;
+import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
@@ -40,6 +42,15 @@ import org.rdmaconnector.verbs.TestProbes;
 class ReplyDeviceTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
+    /** A listener on {@code port} with {@code sink}, four connections of 256-byte receives, listening. */
+    private static Activation listening(ConnectorRuntime runtime, int port, Recorder sink)
+        throws InterruptedException {
+        Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null,
+            4, 256, 1), sink);
+        TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+        return activation;
+    }
+
     @Test
     void aListenerThatWaitsForItsOwnReplysCompletionGetsIt() throws Exception {
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-reply", 1)) {
@@ -56,9 +67,7 @@ class ReplyDeviceTest {
                 }
             });
             int port = Loopback.nextPort();
-            Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null,
-                4, 256, 1), replier);
-            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            Activation activation = listening(runtime, port, replier);
             try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
                 runtime.devices(), runtime.engine())) {
                 RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
@@ -71,6 +80,41 @@ class ReplyDeviceTest {
                 }
                 TestProbes.await("three replies sent", Loopback.TIMEOUT, () -> outcomes.size() == 3);
                 assertEquals(List.of("sent", "sent", "sent"), outcomes);
+                endpoint.close();
+            }
+            activation.close();
+        }
+    }
+
+    @Test
+    void aListenerCopiesEachMessageIntoItsOwnArrayAndAnswersWithASliceOfIt() throws Exception {
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-slice", 1)) {
+            byte[] own = new byte[64]; // one delivery thread: the listener's one array, reused for every message
+            Recorder replier = new Recorder(c -> {
+                int n = c.copyData(own, 10);
+                own[9] = '>';
+                c.connection().send(own, 9, n + 1, false); // '>' and the message, from the listener's array
+            });
+            int port = Loopback.nextPort();
+            Activation activation = listening(runtime, port, replier);
+            try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
+                runtime.devices(), runtime.engine())) {
+                RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
+                byte[] outgoing = "..request 0, request 10..".getBytes(StandardCharsets.UTF_8);
+                int[][] slices = {{2, 9}, {13, 10}, {24, 1}}; // "request 0", "request 10", "."
+                for (int i = 0; i < slices.length; i++) {
+                    WorkRequest answer = endpoint.receive();
+                    int at = slices[i][0];
+                    int length = slices[i][1];
+                    assertNotNull(endpoint.send(outgoing, at, length, true).await(Loopback.TIMEOUT), "send " + i);
+                    assertNotNull(answer.await(Loopback.TIMEOUT), "answer " + i);
+                    assertEquals(">" + new String(outgoing, at, length, StandardCharsets.UTF_8),
+                        new String(answer.data(), StandardCharsets.UTF_8), "answer " + i);
+                }
+                assertEquals(List.of(9, 10, 1), replier.receives().stream().map(MessageCompletion::dataLength).toList());
+                IndexOutOfBoundsException outside = assertThrows(
+                    IndexOutOfBoundsException.class, () -> endpoint.send(outgoing, 20, 10, true));
+                assertEquals("10 bytes at offset 20 are not inside the message of 25 bytes", outside.getMessage());
                 endpoint.close();
             }
             activation.close();
@@ -108,9 +152,7 @@ class ReplyDeviceTest {
                 }
             };
             int port = Loopback.nextPort();
-            Activation activation = runtime.hub().activate(ListenerSettings.of(Loopback.ADDRESS, port, null, null, null,
-                4, 256, 1), forwarder);
-            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            Activation activation = listening(runtime, port, forwarder);
             try (ChannelSet set = ChannelSet.open(client, runtime.devices(), runtime.engine())) {
                 RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
                 TestProbes.await("the onward connect finished", Loopback.TIMEOUT, () -> outcomes.size() == 1);
