@@ -49,7 +49,10 @@ public interface InboundConnection extends RemoteMemoryAccess {
     /**
      * As {@link #send(byte[], boolean)}, the {@code length} bytes at {@code offset} of {@code message}: with
      * {@link MessageCompletion#copyData(byte[], int)}, a listener echoes from an array of its own, allocating nothing.
+     * The bytes are copied into a send slot before this returns, so the array may be reused at once.
      *
+     * @throws IllegalArgumentException when {@code message} is null, or {@code length} is more than the listener's
+     *     receive buffer size
      * @throws IndexOutOfBoundsException when the bytes are not inside {@code message}
      * @throws IllegalStateException when the connection is not established or every send slot is in flight
      */

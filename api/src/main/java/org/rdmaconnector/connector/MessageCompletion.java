@@ -35,6 +35,7 @@ public interface MessageCompletion {
      * into an array of the caller's: a listener that reuses one allocates nothing per message.
      *
      * @return how many bytes were copied ({@link #dataLength()})
+     * @throws IllegalArgumentException when {@code destination} is null
      * @throws IndexOutOfBoundsException when they do not fit at {@code offset}
      */
     int copyData(byte[] destination, int offset);

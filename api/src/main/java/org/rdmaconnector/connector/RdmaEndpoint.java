@@ -58,8 +58,11 @@ public interface RdmaEndpoint extends RemoteMemoryAccess, AutoCloseable {
 
     /**
      * As {@link #send(byte[], boolean)}, the {@code length} bytes at {@code offset} of {@code message}: a sender that
-     * reuses one array sends without a copy of its own.
+     * reuses one array sends without a copy of its own. The bytes are copied into the slot before this returns, so
+     * the array may be reused at once.
      *
+     * @throws IllegalArgumentException when {@code message} is null, or {@code length} is more than
+     *     {@value #MAX_STAGED_MESSAGE} bytes
      * @throws IndexOutOfBoundsException when the bytes are not inside {@code message}
      * @throws IllegalStateException when every slot is still in flight
      */

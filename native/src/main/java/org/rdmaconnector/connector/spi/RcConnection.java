@@ -64,15 +64,23 @@ final class RcConnection {
     // set once, before the posted requests are failed: a post that sees it unset is failed by deviceRemoved
     private volatile DeviceRemoval removal;
 
-    /** Free staging slots, as a stack of slot numbers (no boxing per take or give-back). */
+    /**
+     * Free staging slots, as a stack of slot numbers (no boxing per take or give-back). A slot given back while free
+     * is ignored: one slot is never handed to two requests.
+     */
     private static final class FreeSlots {
+        private final int from;
         private final int[] slots;
+        private final boolean[] free;
         private int count;
 
         FreeSlots(int from, int count) {
+            this.from = from;
             this.slots = new int[count];
+            this.free = new boolean[count];
             for (int i = 0; i < count; i++) {
                 slots[i] = from + count - 1 - i; // the lowest slot taken first
+                free[i] = true;
             }
             this.count = count;
         }
@@ -83,11 +91,19 @@ final class RcConnection {
 
         /** A free slot, or -1 when every one is taken. */
         int take() {
-            return count == 0 ? -1 : slots[--count];
+            if (count == 0) {
+                return -1;
+            }
+            int slot = slots[--count];
+            free[slot - from] = false;
+            return slot;
         }
 
         void giveBack(int slot) {
-            slots[count++] = slot;
+            if (!free[slot - from]) {
+                free[slot - from] = true;
+                slots[count++] = slot;
+            }
         }
     }
 
@@ -111,6 +127,11 @@ final class RcConnection {
         this.slotSize = slotSize;
         this.sendSlots = sendSlots;
         this.recvSlots = recvSlots;
+        // the Java objects first: nothing native is left behind if one cannot be made
+        this.freeSend = new FreeSlots(0, sendSlots);
+        this.freeRecv = new FreeSlots(sendSlots, recvSlots);
+        this.sendLengths = new int[sendSlots];
+        this.slotPosters = new Poster[sendSlots + recvSlots];
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
         this.signaling = new SelectiveSignaling(capabilities.maxSendWr()); // as asked: the device may grant more
@@ -128,10 +149,6 @@ final class RcConnection {
             throw e;
         }
         this.stagingMemory = memory;
-        this.freeSend = new FreeSlots(0, sendSlots);
-        this.freeRecv = new FreeSlots(sendSlots, recvSlots);
-        this.sendLengths = new int[sendSlots];
-        this.slotPosters = new Poster[sendSlots + recvSlots];
         int inlineMax = qp.capabilities().maxInlineData();
         for (int i = 0; i < sendSlots; i++) {
             int slot = i;
@@ -347,7 +364,10 @@ final class RcConnection {
             boolean message = wc.isSuccess() && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM;
             data = new byte[message ? Math.min(wc.byteLength(), slotSize) : 0];
             synchronized (this) {
-                if (closed) { // closed meanwhile: its flush completed the request already
+                if (closed) {
+                    // closed meanwhile, after this request left the table (its flush did not see it): it ends as
+                    // flushed here, and is not delivered
+                    p.complete(flushed(p), new byte[0]);
                     return null;
                 }
                 stagingMemory.read((long) p.slot() * slotSize, data, 0, data.length);
@@ -380,6 +400,11 @@ final class RcConnection {
         giveBack(p.slot());
         p.complete(new WorkCompletion(wrId, Layout.IBV_WC_SUCCESS, opcodeOf(p.kind()), 0, 0, 0,
             qpNumber, 0, 0), null);
+    }
+
+    /** The work completion {@code p} ends with when the connector flushes it (IBV_WC_WR_FLUSH_ERR). */
+    private WorkCompletion flushed(PostedRequest p) {
+        return new WorkCompletion(p.wrId(), Layout.IBV_WC_WR_FLUSH_ERR, opcodeOf(p.kind()), 0, 0, 0, qpNumber, 0, 0);
     }
 
     private static String postFunction(WorkRequest.Kind kind) {
@@ -440,14 +465,11 @@ final class RcConnection {
         for (long wrId : posted.ids()) {
             PostedRequest p = endAlone(wrId);
             if (p != null) {
-                WorkRequest.Kind kind = p.kind();
-                WcOpcode opcode = opcodeOf(kind);
-                WorkCompletion flushed = new WorkCompletion(wrId, Layout.IBV_WC_WR_FLUSH_ERR, opcode, 0, 0, 0,
-                    qpNumber, 0, 0);
+                WorkCompletion flushed = flushed(p);
                 if (removal != null) {
-                    p.fail(flushed, removal.error(postFunction(kind)));
+                    p.fail(flushed, removal.error(postFunction(p.kind())));
                 } else {
-                    p.complete(flushed, p.slot() >= 0 && opcode == WcOpcode.RECV ? new byte[0] : null);
+                    p.complete(flushed, p.slot() >= 0 && p.kind() == WorkRequest.Kind.RECEIVE ? new byte[0] : null);
                 }
                 ended.add(p);
             }
