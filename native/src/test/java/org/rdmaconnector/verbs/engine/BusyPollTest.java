@@ -447,11 +447,14 @@ class BusyPollTest {
         assertTrue(byLoop < 16, byLoop + " of " + count + " read by the loop");
     }
 
-    @Test
-    void whatTheDeliveryThreadReadsForOtherKeysIsDeliveredInTheirOrder() throws InterruptedException {
+    /**
+     * Two keys that each answer themselves, {@code count} events in all, under an in-flight bound of {@code bound},
+     * every delivery thread polling: each event is delivered in its key's order, the bound holds, and nothing is
+     * left in flight.
+     */
+    private Registration twoKeysAnsweringThemselves(TwoKeyQueue queue, int count, int bound)
+        throws InterruptedException {
         engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
-        TwoKeyQueue queue = new TwoKeyQueue();
-        int count = 2_000;
         List<Integer> even = new CopyOnWriteArrayList<>();
         List<Integer> odd = new CopyOnWriteArrayList<>();
         AtomicInteger maxInFlight = new AtomicInteger();
@@ -462,7 +465,7 @@ class BusyPollTest {
             if (event + 2 < count) {
                 queue.add(event + 2); // each key answers itself: both keys' events interleave in the queue
             }
-        }, 3);
+        }, bound);
         queue.add(0);
         queue.add(1);
         await("every event delivered", () -> even.size() + odd.size() == count);
@@ -470,10 +473,28 @@ class BusyPollTest {
             assertEquals(2 * i, even.get(i), "even event " + i);
             assertEquals(2 * i + 1, odd.get(i), "odd event " + i);
         }
-        assertTrue(registration[0].eventsReadByWaiters() > 0, "delivery threads read some");
-        assertTrue(maxInFlight.get() <= 3, maxInFlight + " in flight, over the bound of 3");
+        assertTrue(maxInFlight.get() <= bound, maxInFlight + " in flight, over the bound of " + bound);
         assertEquals(count, registration[0].eventsRead());
         await("nothing left in flight", () -> registration[0].inFlight() == 0);
+        return registration[0];
+    }
+
+    @Test
+    void whatTheDeliveryThreadReadsForOtherKeysIsDeliveredInTheirOrder() throws InterruptedException {
+        Registration registration = twoKeysAnsweringThemselves(new TwoKeyQueue(), 2_000, 3);
+        assertTrue(registration.eventsReadByWaiters() > 0, "delivery threads read some");
+    }
+
+    @Test
+    void underABoundOfOneDeliveryPollsStopEarlyAndNothingIsLostOrReordered() throws InterruptedException {
+        // a bound of 1: a delivery thread that reads the other key's event is at the bound at once and stops early
+        // (readUntil's -1), giving the source back to the loop
+        TwoKeyQueue queue = new TwoKeyQueue();
+        Registration registration = twoKeysAnsweringThemselves(queue, 400, 1);
+        await("the source armed at the end", queue::isArmed);
+        queue.add(400); // the loop alone must hear it
+        await("the later event read and delivered", () -> registration.eventsRead() == 401
+            && registration.inFlight() == 0);
     }
 
     @Test
