@@ -111,7 +111,10 @@ class ReplyDeviceTest {
                     assertEquals(">" + new String(outgoing, at, length, StandardCharsets.UTF_8),
                         new String(answer.data(), StandardCharsets.UTF_8), "answer " + i);
                 }
-                assertEquals(List.of(9, 10, 1), replier.receives().stream().map(MessageCompletion::dataLength).toList());
+                // the recorder records a message after its listener answered it
+                TestProbes.await("three messages recorded", Loopback.TIMEOUT, () -> replier.receives().size() == 3);
+                assertEquals(List.of(9, 10, 1),
+                    replier.receives().stream().map(MessageCompletion::dataLength).toList());
                 IndexOutOfBoundsException outside = assertThrows(
                     IndexOutOfBoundsException.class, () -> endpoint.send(outgoing, 20, 10, true));
                 assertEquals("10 bytes at offset 20 are not inside the message of 25 bytes", outside.getMessage());
