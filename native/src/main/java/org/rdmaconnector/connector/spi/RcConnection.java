@@ -44,7 +44,6 @@ final class RcConnection {
     private final MemoryRegion staging;
     private final int slotSize;
     private final int sendSlots;
-    private final int recvSlots;
     // guarded by this
     private final FreeSlots freeSend;
     private final FreeSlots freeRecv;
@@ -89,6 +88,10 @@ final class RcConnection {
             return count;
         }
 
+        int capacity() {
+            return slots.length;
+        }
+
         /** A free slot, or -1 when every one is taken. */
         int take() {
             if (count == 0) {
@@ -126,7 +129,6 @@ final class RcConnection {
         CompletionQueue cq = queues.completionQueue();
         this.slotSize = slotSize;
         this.sendSlots = sendSlots;
-        this.recvSlots = recvSlots;
         // the Java objects first: nothing native is left behind if one cannot be made
         this.freeSend = new FreeSlots(0, sendSlots);
         this.freeRecv = new FreeSlots(sendSlots, recvSlots);
@@ -204,7 +206,7 @@ final class RcConnection {
             throw new IllegalArgumentException("message of " + length + " bytes is larger than a send slot ("
                 + slotSize + " bytes); register a buffer and send from it");
         }
-        int slot = take(freeSend, WorkRequest.Kind.SEND, sendSlots);
+        int slot = take(freeSend, WorkRequest.Kind.SEND);
         boolean scarce;
         synchronized (this) {
             if (closed) {
@@ -228,7 +230,7 @@ final class RcConnection {
 
     /** Posts a receive into a free receive slot. */
     WorkRequest receiveStaged() {
-        int slot = take(freeRecv, WorkRequest.Kind.RECEIVE, recvSlots);
+        int slot = take(freeRecv, WorkRequest.Kind.RECEIVE);
         return post(WorkRequest.Kind.RECEIVE, slot, true, slotPosters[slot]);
     }
 
@@ -290,7 +292,7 @@ final class RcConnection {
             + "complete)");
     }
 
-    private synchronized int take(FreeSlots free, WorkRequest.Kind kind, int total) {
+    private synchronized int take(FreeSlots free, WorkRequest.Kind kind) {
         refuseIfRemoved(kind); // before the slots: a removal leaves its requests' slots taken
         if (closed) {
             throw new IllegalStateException("the connection is closed");
@@ -298,7 +300,7 @@ final class RcConnection {
         int slot = free.take();
         if (slot < 0) {
             String name = kind == WorkRequest.Kind.SEND ? "send" : "receive";
-            throw new IllegalStateException("all " + total + " " + name + " slots are in flight; wait for earlier "
+            throw new IllegalStateException("all " + free.capacity() + " " + name + " slots are in flight; wait for earlier "
                 + name + "s to complete");
         }
         return slot;
