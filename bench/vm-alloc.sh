@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where the delivery path allocates: LayeredEcho's listener (layer b, or b' with LAYER=unsignaled) under JFR in one
 # boot of the soft-RDMA VM (it/vm/rdma-vm), against the connector's client. Prints the client's result, the server's
-# own figure (bytes its JVM allocated per echoed message over the timed part, every thread), and JFR's allocation by
-# site of the whole server run (start-up included: read the org.rdmaconnector lines).
+# own figure (bytes its JVM allocated per echoed message over the timed part, in all and by thread), and JFR's
+# allocation by site of the whole server run (start-up included: read the org.rdmaconnector lines).
 # Usage: bench/vm-alloc.sh [SIZE [WINDOW [COUNT [WARMUP]]]]   (defaults 64 1 6000 2000)
 # Environment: LAYER (connector or unsignaled, default connector), JVM_FLAGS, BENCH_JAVA_HOME (the JDK of both JVMs
 # and of the jfr tool; default the java on the PATH), SKIP_BUILD.
@@ -37,6 +37,7 @@ wait
 PAYLOAD
 it/vm/rdma-vm run --quiet --share "$share" --timeout 900 -- /bin/bash "$share/payload.sh"
 grep -h '^result' "$share/client.txt" || { echo "the client printed no result; see $share" >&2; exit 1; }
-grep -h '^server allocated' "$share/server.txt" || { echo "the server printed no figure; see $share" >&2; exit 1; }
+grep -h -A40 '^server allocated' "$share/server.txt" | grep -E '^(server allocated|  thread)' ||
+    { echo "the server printed no figure; see $share" >&2; exit 1; }
 "$(dirname "$java")/jfr" view --width 160 allocation-by-site "$share/server.jfr" | grep -E 'Method|org\.rdmaconnector' |
     head -25

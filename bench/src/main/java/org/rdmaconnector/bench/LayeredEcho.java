@@ -6,6 +6,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdmaconnector.connector.CmEventType;
@@ -140,15 +143,38 @@ public final class LayeredEcho {
             .getProcessCpuTime();
     }
 
-    /** Bytes allocated so far by every live thread of the JVM. */
-    private static long allocatedBytes() {
+    /** Bytes allocated so far by each live thread of the JVM, by thread id. */
+    private static Map<Long, Long> allocatedBytes() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
             .getThreadMXBean();
+        long[] ids = threads.getAllThreadIds();
+        long[] bytes = threads.getThreadAllocatedBytes(ids);
+        Map<Long, Long> byThread = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            byThread.put(ids[i], Math.max(0, bytes[i]));
+        }
+        return byThread;
+    }
+
+    /** Prints the bytes per message allocated since {@code start}: in all, and by each thread that allocated. */
+    private static void printAllocation(Map<Long, Long> start, int messages) {
+        Map<Long, Long> now = allocatedBytes();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
+            .getThreadMXBean();
+        Map<String, Long> byName = new TreeMap<>();
         long sum = 0;
-        for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+        for (Map.Entry<Long, Long> entry : now.entrySet()) {
+            long bytes = entry.getValue() - start.getOrDefault(entry.getKey(), 0L);
+            java.lang.management.ThreadInfo info = threads.getThreadInfo(entry.getKey());
+            if (bytes > 0 && info != null) {
+                byName.merge(info.getThreadName().replaceAll("[0-9]+", "N"), bytes, Long::sum);
+            }
             sum += Math.max(0, bytes);
         }
-        return sum;
+        System.out.printf("server allocated %.1f B/msg over %d messages (every thread of the JVM, from the CQ to the "
+            + "listener and its echo back)%n", (double) sum / messages, messages);
+        byName.forEach((name, bytes) -> System.out.printf("  thread %-40s %8.1f B/msg%n", name,
+            (double) bytes / messages));
     }
 
     /** Counts echoed messages on the server and the bytes allocated over the timed ones. */
@@ -157,7 +183,7 @@ public final class LayeredEcho {
         private final int warmup;
         private final AtomicLong echoed = new AtomicLong();
         private final CountDownLatch done = new CountDownLatch(1);
-        private volatile long startBytes;
+        private volatile Map<Long, Long> startBytes;
 
         ServerCount(int count, int warmup) {
             this.count = count;
@@ -169,10 +195,7 @@ public final class LayeredEcho {
             if (n == warmup) {
                 startBytes = allocatedBytes();
             } else if (n == count) {
-                long bytes = allocatedBytes() - startBytes;
-                System.out.printf("server allocated %.1f B/msg over %d messages (every thread of the JVM, from the "
-                    + "CQ to the listener and its echo back)%n",
-                    (double) bytes / (count - warmup), count - warmup);
+                printAllocation(startBytes, count - warmup);
                 done.countDown();
             }
         }

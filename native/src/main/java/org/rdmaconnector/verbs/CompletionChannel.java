@@ -1,7 +1,6 @@
 package org.rdmaconnector.verbs;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.verbs.jna.IbVerbs;
@@ -19,7 +18,10 @@ import org.rdmaconnector.verbs.jna.Scratch;
 public final class CompletionChannel extends FdChannel {
     private final DeviceContext context;
     private final long channel;
-    private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+    // the attached queues by their ibv_cq's address: copied on attach and detach (rare), read with no lock and no
+    // boxed address (one lookup per CQ event)
+    private volatile Attached queues = new Attached(new long[0], new CompletionQueue[0]);
+    private final Object attaching = new Object();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong acknowledged = new AtomicLong();
 
@@ -93,16 +95,56 @@ public final class CompletionChannel extends FdChannel {
     }
 
     void attach(CompletionQueue queue, long cq) {
-        queues.put(cq, queue);
+        synchronized (attaching) {
+            Attached now = queues.without(cq);
+            long[] addresses = Arrays.copyOf(now.addresses, now.size() + 1);
+            CompletionQueue[] attached = Arrays.copyOf(now.queues, now.size() + 1);
+            addresses[now.size()] = cq;
+            attached[now.size()] = queue;
+            queues = new Attached(addresses, attached);
+        }
     }
 
     void detach(long cq) {
-        queues.remove(cq);
+        synchronized (attaching) {
+            queues = queues.without(cq);
+        }
     }
 
     /** The completion queues attached to this channel. */
     public java.util.List<CompletionQueue> queues() {
-        return java.util.List.copyOf(queues.values());
+        return java.util.List.of(queues.queues);
+    }
+
+    /** The attached queues, and the address of each one's ibv_cq at the same index. Never changed once made. */
+    private record Attached(long[] addresses, CompletionQueue[] queues) {
+        int size() {
+            return addresses.length;
+        }
+
+        CompletionQueue get(long cq) {
+            for (int i = 0; i < addresses.length; i++) {
+                if (addresses[i] == cq) {
+                    return queues[i];
+                }
+            }
+            return null;
+        }
+
+        Attached without(long cq) {
+            for (int i = 0; i < addresses.length; i++) {
+                if (addresses[i] == cq) {
+                    long[] a = new long[addresses.length - 1];
+                    CompletionQueue[] q = new CompletionQueue[a.length];
+                    System.arraycopy(addresses, 0, a, 0, i);
+                    System.arraycopy(addresses, i + 1, a, i, a.length - i);
+                    System.arraycopy(queues, 0, q, 0, i);
+                    System.arraycopy(queues, i + 1, q, i, q.length - i);
+                    return new Attached(a, q);
+                }
+            }
+            return this;
+        }
     }
 
     /** How many completion queues are attached. */

@@ -16,6 +16,7 @@ import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MemoryRegion;
 import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.RemoteRegion;
+import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.jna.Layout;
@@ -61,9 +62,9 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      */
     static final Duration ANSWER_WAIT = Duration.ofSeconds(20);
     private static final Runnable NOTHING = () -> { };
-    // what runs after a completion's delivery, made once (not per completion)
-    private final Runnable afterMessage = this::repostReceive;
+    // what runs after a completion's delivery, and where a received message's bytes are read: made once
     private final Runnable afterCompletion = this::destroyIfOver;
+    private final InboundCompletion.Slots slots;
 
     /** Where the connection stands. */
     enum State {
@@ -128,6 +129,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         this.deliveries = deliveries;
         this.deadline = new Deadline(scheduler);
         this.onDestroyed = onDestroyed;
+        this.slots = wire::readReceived;
     }
 
     synchronized State state() {
@@ -286,25 +288,30 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             return;
         }
         long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
-        Through through = started(receive && wc.isSuccess() ? afterMessage : afterCompletion);
-        deliveries.deliver(new InboundCompletion(this, wc, receive, request.data(), sequence), through);
+        boolean received = receive && wc.isSuccess(); // a message, or the peer's RDMA WRITE with immediate data
+        // a message's bytes stay in its receive slot (the wire left them there) until the delivery is through
+        InboundCompletion completion = new InboundCompletion(this, slots, wc, receive, received ? request : null,
+            received && wc.opcode() == WcOpcode.RECV ? wc.byteLength() : 0, sequence);
+        Through through = started(afterCompletion, received ? completion : null);
+        deliveries.deliver(completion, through);
         returned(through);
     }
 
     /** Delivers {@code event}, then runs {@code after}. */
     private void delivering(InboundEvent event, Runnable after) {
-        Through through = started(after);
+        Through through = started(after, null);
         deliveries.deliver(event, through);
         returned(through);
     }
 
     /**
-     * A delivery starts: its {@code done}, which runs {@code after} once, when it is through. While it is not
-     * (running, or held by a paused endpoint) the connection does not count as idle.
+     * A delivery starts: its {@code done}, which runs once, when it is through: {@link #repostReceive} for
+     * {@code received}, else {@code after}. While it is not (running, or held by a paused endpoint) the connection
+     * does not count as idle.
      */
-    private Through started(Runnable after) {
+    private Through started(Runnable after, InboundCompletion received) {
         delivering.incrementAndGet();
-        return new Through(after);
+        return new Through(after, received);
     }
 
     /**
@@ -322,13 +329,21 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * (or paused) the peer meets receiver-not-ready (RC flow control holds it back) instead of our dropping what it
      * sends.
      */
-    private void repostReceive() {
+    private void repostReceive(InboundCompletion received) {
+        try {
+            received.delivered(); // the completion keeps the bytes it still needs before the slot is posted again
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot keep the bytes of " + received + " after its delivery", e);
+        }
+        WorkRequest receive = received.message();
         if (isOpen()) {
             try {
-                wire.repostReceive();
+                wire.repostReceive(receive);
             } catch (RuntimeException e) {
                 LOG.log(Level.DEBUG, "re-posting a receive on connection " + number + " failed", e);
             }
+        } else {
+            wire.releaseReceive(receive);
         }
         destroyIfOver();
     }
@@ -336,10 +351,13 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     /** A delivery's {@code done}, and its phase (RUNNING, HELD, THROUGH): one object per delivery. */
     private final class Through extends AtomicInteger implements Runnable {
         private final Runnable after;
+        // a received message or immediate: its receive is posted again once through; null: after runs
+        private final InboundCompletion received;
 
-        Through(Runnable after) {
+        Through(Runnable after, InboundCompletion received) {
             super(RUNNING);
             this.after = after;
+            this.received = received;
         }
 
         @Override
@@ -354,7 +372,11 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             delivering.decrementAndGet();
             lastActivity = clock.getAsLong();
             try {
-                after.run();
+                if (received != null) {
+                    repostReceive(received);
+                } else {
+                    after.run();
+                }
             } finally {
                 releaseSlotIfDone();
             }

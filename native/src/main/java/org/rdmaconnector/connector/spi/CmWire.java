@@ -116,14 +116,27 @@ final class CmWire implements ConnectionWire {
     }
 
     @Override
-    public void repostReceive() {
-        allocated().receiveStaged();
+    public void repostReceive(WorkRequest receive) {
+        allocated().receiveAgain(receive);
+    }
+
+    @Override
+    public void releaseReceive(WorkRequest receive) {
+        RcConnection c = rc;
+        if (c != null) {
+            c.giveBackLent(receive);
+        }
+    }
+
+    @Override
+    public void readReceived(WorkRequest receive, byte[] destination, int offset, int length) {
+        allocated().readLent(receive, destination, offset, length);
     }
 
     @Override
     public WorkRequest complete(WorkCompletion completion) {
         RcConnection c = rc;
-        return c == null ? null : c.complete(completion);
+        return c == null ? null : c.complete(completion, true);
     }
 
     @Override

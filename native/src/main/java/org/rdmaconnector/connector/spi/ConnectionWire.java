@@ -45,10 +45,27 @@ interface ConnectionWire {
     /** Posts a checked RDMA WRITE or READ whose local region was {@link #register}ed through this wire. */
     WorkRequest post(RdmaOperation operation);
 
-    /** Posts a staged receive again (its buffer was handed over). */
-    void repostReceive();
+    /**
+     * Posts a staged receive again once {@code receive}'s delivery is through: into its own slot when its message was
+     * left there ({@link #complete}), else into a free one.
+     */
+    void repostReceive(WorkRequest receive);
 
-    /** Completes the request of {@code completion}; null when it was completed already (flushed by a destroy). */
+    /** Frees the slot of {@code receive}'s message without posting it (the connection is ending); else nothing. */
+    void releaseReceive(WorkRequest receive);
+
+    /**
+     * Copies {@code length} bytes of the message {@code receive} left in its slot to {@code destination} at
+     * {@code offset}: only until {@link #repostReceive} or {@link #releaseReceive}.
+     *
+     * @throws IllegalStateException when the slot is no longer {@code receive}'s
+     */
+    void readReceived(WorkRequest receive, byte[] destination, int offset, int length);
+
+    /**
+     * Completes the request of {@code completion}; null when it was completed already (flushed by a destroy). A
+     * staged receive that holds a message leaves its bytes in its slot, for {@link #readReceived}.
+     */
     WorkRequest complete(WorkCompletion completion);
 
     /** Requests posted and not completed. */

@@ -1,7 +1,5 @@
 package org.rdmaconnector.connector.spi;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CompletionChannel;
@@ -29,7 +27,8 @@ final class DeviceQueueSet implements AutoCloseable {
     private final CompletionChannel channel;
     private final CompletionQueue cq;
     private final Registration completions;
-    private final Map<Integer, Route> byQp = new ConcurrentHashMap<>();
+    // by qp number: looked up per completion with no boxed number (rxe's numbers pass 127 after a hundred QPs)
+    private final LongTable<Route> byQp = new LongTable<>(16);
     // a completion of a queue pair destroyed meanwhile: nothing to complete or deliver
     private final Route unrouted = new Route(completion -> null);
     private volatile Runnable onIdle;
@@ -144,12 +143,15 @@ final class DeviceQueueSet implements AutoCloseable {
 
     /** Sends the completions of queue pair {@code qpNumber} to {@code route}. */
     void route(int qpNumber, QueuePairRoute route) {
-        byQp.put(qpNumber, new Route(route));
+        synchronized (byQp) {
+            byQp.remove(qpNumber); // a number reused while its old route was still here starts afresh
+            byQp.put(qpNumber, new Route(route));
+        }
     }
 
     /** Stops routing {@code qpNumber}'s completions (its queue pair is destroyed; a reused number starts afresh). */
     void unroute(int qpNumber) {
-        if (byQp.remove(qpNumber) != null && byQp.isEmpty()) {
+        if (byQp.remove(qpNumber) != null && byQp.size() == 0) {
             Runnable idle = onIdle;
             if (idle != null) {
                 idle.run();

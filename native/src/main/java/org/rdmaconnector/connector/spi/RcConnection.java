@@ -26,11 +26,12 @@ import org.rdmaconnector.verbs.jna.Mem;
  * The data path of one reliable connection, shared by outbound endpoints and accepted connections: its CM id and
  * queue pair, one registered staging buffer ({@code sendSlots} + {@code recvSlots} slots of {@code slotSize} bytes),
  * and the posted requests by work request id, each completed exactly once: by its work completion, or as flushed
- * when the connection is closed first. The staging memory is native memory of its own, freed by {@link #close()}
- * (not by the garbage collector: a peer that connects and disconnects in a loop must not be able to pile up
- * direct memory until a GC). {@link #disconnect()} is the one place a connection's rdma_disconnect is sent. After
- * {@link #deviceRemoved} every posted request has ended with the removal's error and every later post throws it.
- * Regions registered through {@link #register} (an accepted connection's) are deregistered by {@link #close()}.
+ * when the connection is closed first. The staging memory is native memory of its own, freed by {@link #close()}, or
+ * after it when the last receive slot lent to a delivery is given back (not by the garbage collector: a peer that
+ * connects and disconnects in a loop must not be able to pile up direct memory until a GC). {@link #disconnect()} is
+ * the one place a connection's rdma_disconnect is sent. After {@link #deviceRemoved} every posted request has ended
+ * with the removal's error and every later post throws it. Regions registered through {@link #register} (an accepted
+ * connection's) are deregistered by {@link #close()}.
  * Thread-safe.
  */
 final class RcConnection {
@@ -51,14 +52,19 @@ final class RcConnection {
     // slot's sendLengths entry says (set by the posting thread before the post)
     private final Poster[] slotPosters;
     private final int[] sendLengths;
-    private final PostedRequests<PostedRequest> posted;
+    private final LongTable<PostedRequest> posted;
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     // also the lock of every send-queue post: work request ids grow in the send queue's order
     private final SelectiveSignaling signaling;
     // one sequence for all connections: a stale completion of a reused qp number never matches a new request
     private static final AtomicLong NEXT_WR_ID = new AtomicLong();
-    // guarded by this; the staging memory is read and written only under this lock and while not closed
+    // guarded by this; the staging memory is read and written only under this lock, and while not closed (or, for
+    // a lent receive slot, while it is lent): it is freed by close, or after it by the last slot given back
     private boolean closed;
+    // guarded by this: the receive (by slot - sendSlots) whose message a delivery still reads in its slot, and how
+    // many there are (see complete(wc, true))
+    private final PostedRequest[] lentTo;
+    private int lent;
     private boolean disconnectSent;
     // set once, before the posted requests are failed: a post that sees it unset is failed by deviceRemoved
     private volatile DeviceRemoval removal;
@@ -133,11 +139,12 @@ final class RcConnection {
         this.freeSend = new FreeSlots(0, sendSlots);
         this.freeRecv = new FreeSlots(sendSlots, recvSlots);
         this.sendLengths = new int[sendSlots];
+        this.lentTo = new PostedRequest[recvSlots];
         this.slotPosters = new Poster[sendSlots + recvSlots];
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
         this.signaling = new SelectiveSignaling(capabilities.maxSendWr()); // as asked: the device may grant more
-        this.posted = new PostedRequests<>(capabilities.maxSendWr() + capabilities.maxRecvWr());
+        this.posted = new LongTable<>(capabilities.maxSendWr() + capabilities.maxRecvWr());
         long bytes = Math.max(1, stagingBytes(slotSize, sendSlots, recvSlots));
         Memory memory = null;
         try {
@@ -350,6 +357,17 @@ final class RcConnection {
      * @return the request, or null when it was already completed (flushed by a close)
      */
     WorkRequest complete(WorkCompletion wc) {
+        return complete(wc, false);
+    }
+
+    /**
+     * As {@link #complete(WorkCompletion)}; with {@code lendMessage}, a staged receive that holds a message is
+     * completed without its bytes, which stay in its slot, lent: {@link #readLent} reads them there until
+     * {@link #receiveAgain} posts the slot again or {@link #giveBackLent} frees it (a listener's delivery reads the
+     * message in place, and posts the receive again once it is through). Closing meanwhile frees the staging memory
+     * only once the last lent slot is given back.
+     */
+    WorkRequest complete(WorkCompletion wc, boolean lendMessage) {
         PostedRequest p = endAlone(wc.wrId()); // its own completion: for an unsignaled one, a failure or a flush
         if (p == null) {
             return null; // flushed by a close meanwhile
@@ -364,7 +382,8 @@ final class RcConnection {
             // the peer's RDMA WRITE with immediate takes a receive and puts nothing in its slot: byte_len is the
             // length of the write, whose bytes are in the written region
             boolean message = wc.isSuccess() && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM;
-            data = new byte[message ? Math.min(wc.byteLength(), slotSize) : 0];
+            boolean lend = message && lendMessage;
+            data = lend ? null : new byte[message ? Math.min(wc.byteLength(), slotSize) : 0];
             synchronized (this) {
                 if (closed) {
                     // closed meanwhile, after this request left the table (its flush did not see it): it ends as
@@ -372,12 +391,87 @@ final class RcConnection {
                     p.complete(flushed(p), new byte[0]);
                     return null;
                 }
-                stagingMemory.read((long) p.slot() * slotSize, data, 0, data.length);
+                if (lend) {
+                    lentTo[p.slot() - sendSlots] = p;
+                    lent++;
+                } else {
+                    stagingMemory.read((long) p.slot() * slotSize, data, 0, data.length);
+                }
+            }
+            if (lend) {
+                p.complete(wc, null);
+                return p;
             }
         }
         giveBack(p.slot());
         p.complete(wc, data);
         return p;
+    }
+
+    /**
+     * Copies {@code length} bytes of the message that {@code receive} left in its slot ({@link #complete(
+     * WorkCompletion, boolean)}) to {@code destination} at {@code offset}.
+     *
+     * @throws IllegalStateException when its slot is not lent to it (any more)
+     */
+    synchronized void readLent(WorkRequest receive, byte[] destination, int offset, int length) {
+        int slot = lentSlot(receive);
+        if (slot < 0) {
+            throw new IllegalStateException(receive + " holds no bytes in a receive slot: it was posted again");
+        }
+        if (length < 0 || length > slotSize) {
+            throw new IndexOutOfBoundsException(length + " bytes do not fit a receive slot of " + slotSize);
+        }
+        stagingMemory.read((long) slot * slotSize, destination, offset, length);
+    }
+
+    /**
+     * Posts a staged receive again: into the slot lent to {@code receive}, or into a free one when none is (its
+     * completion held no message).
+     */
+    WorkRequest receiveAgain(WorkRequest receive) {
+        int slot;
+        synchronized (this) {
+            slot = lentSlot(receive);
+            if (slot >= 0) {
+                unlend(slot);
+                if (closed) {
+                    throw new IllegalStateException("the connection is closed");
+                }
+            }
+        }
+        if (slot < 0) {
+            return receiveStaged();
+        }
+        return post(WorkRequest.Kind.RECEIVE, slot, true, slotPosters[slot]);
+    }
+
+    /** Frees the slot lent to {@code receive}, without posting it (the connection is ending); else nothing. */
+    synchronized void giveBackLent(WorkRequest receive) {
+        int slot = lentSlot(receive);
+        if (slot >= 0) {
+            unlend(slot);
+            giveBack(slot);
+        }
+    }
+
+    /** Receive slots lent now. */
+    synchronized int lent() {
+        return lent;
+    }
+
+    private int lentSlot(WorkRequest receive) {
+        if (receive instanceof PostedRequest p && p.slot() >= sendSlots && lentTo[p.slot() - sendSlots] == p) {
+            return p.slot();
+        }
+        return -1;
+    }
+
+    private void unlend(int slot) {
+        lentTo[slot - sendSlots] = null;
+        if (--lent == 0 && closed) {
+            stagingMemory.close(); // the last lent slot of a closed connection: close() left the memory to it
+        }
     }
 
     /**
@@ -524,7 +618,9 @@ final class RcConnection {
                 owned.closeAll(null); // each is deregistered even when another fails
             } finally {
                 synchronized (this) { // no copy in or out is running: they hold this lock and check 'closed'
-                    stagingMemory.close();
+                    if (lent == 0) {
+                        stagingMemory.close(); // else the last lent slot given back frees it
+                    }
                 }
             }
         }

@@ -307,6 +307,28 @@ class InboundConnectionsTest {
         assertTrue(wire.calls.contains("disconnect"), "with nothing held the liveness rule applies again");
     }
 
+    @Test
+    void aHeldMessageIsReadInItsSlotAfterItsConnectionEndedAndTheSlotIsThenFreedNotPosted() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        deliveries.holding = true;
+        wire.receive("kept in its slot");
+        assertEquals(1, wire.inSlots.size(), "the message's bytes stay in its receive slot while it is held");
+        table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
+        wire.flushAll();
+        assertTrue(wire.calls.contains("destroy"));
+        List<MessageCompletion> given = new CopyOnWriteArrayList<>();
+        deliveries.onCompletion = given::add;
+        deliveries.deliverHeld();
+        assertEquals(List.of("CONNECT_REQUEST accepted", "receive 1 kept in its slot", "DISCONNECTED"),
+            deliveries.seen, "the endpoint reads the message after its connection was destroyed");
+        assertTrue(wire.calls.contains("release") && !wire.calls.contains("repost"), wire.calls.toString());
+        assertTrue(wire.inSlots.isEmpty(), "the slot is freed once the delivery is through");
+        assertEquals("kept in its slot", new String(given.get(0).data(), StandardCharsets.UTF_8),
+            "the completion kept a copy of its own");
+    }
+
     private void runSweeps() {
         for (ManualScheduler.TaskView task : List.copyOf(scheduler.tasks)) {
             if (!task.cancelled) {
@@ -752,9 +774,25 @@ class InboundConnectionsTest {
         }
 
         @Override
-        public void repostReceive() {
+        public void repostReceive(WorkRequest receive) {
             calls.add("repost");
+            inSlots.remove(receive);
             post(WorkRequest.Kind.RECEIVE);
+        }
+
+        @Override
+        public void releaseReceive(WorkRequest receive) {
+            calls.add("release");
+            inSlots.remove(receive);
+        }
+
+        @Override
+        public void readReceived(WorkRequest receive, byte[] destination, int offset, int length) {
+            byte[] message = inSlots.get(receive);
+            if (message == null) {
+                throw new IllegalStateException(receive + " holds no bytes in a receive slot");
+            }
+            System.arraycopy(message, 0, destination, offset, length);
         }
 
         @Override
@@ -764,9 +802,15 @@ class InboundConnectionsTest {
                 return null;
             }
             posted.decrementAndGet();
-            request.complete(completion, completion.opcode() == WcOpcode.RECV ? bytes : null);
+            if (completion.isSuccess() && completion.opcode() == WcOpcode.RECV) {
+                inSlots.put(request, bytes); // as the real wire, it leaves a message's bytes in their slot
+            }
+            request.complete(completion, null);
             return request;
         }
+
+        // the messages whose receive slots are not posted again yet
+        final Map<WorkRequest, byte[]> inSlots = new java.util.concurrent.ConcurrentHashMap<>();
 
         private byte[] bytes;
 

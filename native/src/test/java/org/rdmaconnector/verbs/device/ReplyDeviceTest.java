@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -120,6 +122,57 @@ class ReplyDeviceTest {
                 assertEquals("10 bytes at offset 20 are not inside the message of 25 bytes", outside.getMessage());
                 endpoint.close();
             }
+            activation.close();
+        }
+    }
+
+    /**
+     * A message is read where the device put it while it is delivered: a connection destroyed meanwhile (the peer
+     * disconnected; with its one receive lent to the delivery, nothing is left to flush) keeps that receive slot's
+     * memory until the delivery is through, and the listener reads the right bytes after the destruction.
+     */
+    @Test
+    void aMessageIsReadInItsSlotAfterItsConnectionWasDestroyedDuringItsDelivery() throws Exception {
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-lent", 2)) {
+            CountDownLatch inDelivery = new CountDownLatch(1);
+            CountDownLatch destroyed = new CountDownLatch(1);
+            List<String> read = new CopyOnWriteArrayList<>();
+            Recorder reader = new Recorder(c -> {
+                inDelivery.countDown();
+                try {
+                    if (!destroyed.await(Loopback.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        read.add("the test did not see the connection destroyed");
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                byte[] own = new byte[c.dataLength()];
+                c.copyData(own, 0);
+                read.add(new String(c.data(), StandardCharsets.UTF_8));
+                read.add(new String(own, StandardCharsets.UTF_8));
+            });
+            int port = Loopback.nextPort();
+            Activation activation = runtime.hub().activate(ListenerSettings.builder().address(Loopback.ADDRESS)
+                .port(port).receiveBufferCount(1).receiveBufferSize(256).maxConcurrentDeliveries(2).build(), reader);
+            TestProbes.await("listening", Loopback.TIMEOUT, () -> activation.state() == Activation.State.LISTENING);
+            String message = "read in place after the connection was destroyed";
+            try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
+                runtime.devices(), runtime.engine())) {
+                RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port), Loopback.TIMEOUT);
+                assertNotNull(endpoint.send(message.getBytes(StandardCharsets.UTF_8), true).await(Loopback.TIMEOUT));
+                assertTrue(inDelivery.await(Loopback.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "delivered");
+                endpoint.close();
+            }
+            // destroyed (its slot in the listener freed) while the delivery still runs: held deliveries only keep it
+            TestProbes.await("the connection destroyed", Loopback.TIMEOUT, () -> activation.connectionCount() == 0);
+            destroyed.countDown();
+            TestProbes.await("the listener read the message", Loopback.TIMEOUT, () -> read.size() == 2);
+            assertEquals(List.of(message, message), read, "data() and copyData() after the destruction");
+            TestProbes.await("the message recorded", Loopback.TIMEOUT, () -> reader.receives().size() == 1);
+            assertEquals(message, new String(reader.receives().get(0).data(), StandardCharsets.UTF_8),
+                "the completion kept a copy once its delivery was through");
             activation.close();
         }
     }

@@ -11,10 +11,10 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class PostedRequestsTest {
+class LongTableTest {
     @Test
     void itAgreesWithAMapOverManyPostsAndCompletions() {
-        PostedRequests<String> table = new PostedRequests<>(4);
+        LongTable<String> table = new LongTable<>(4);
         Map<Long, String> expected = new HashMap<>();
         Random random = new Random(14);
         long next = 1;
@@ -43,7 +43,7 @@ class PostedRequestsTest {
 
     @Test
     void anIdIsPostedOnceAndAMissingOneIsNull() {
-        PostedRequests<String> table = new PostedRequests<>(2);
+        LongTable<String> table = new LongTable<>(2);
         table.put(7, "a");
         assertThrows(IllegalStateException.class, () -> table.put(7, "b"));
         assertThrows(IllegalArgumentException.class, () -> table.put(8, null));
@@ -51,5 +51,20 @@ class PostedRequestsTest {
         assertEquals("a", table.remove(7));
         assertNull(table.get(7));
         assertEquals(0, table.size());
+    }
+
+    @Test
+    void clearEmptiesItAndItFillsAgain() {
+        LongTable<String> table = new LongTable<>(4);
+        for (long key = 100; key < 140; key++) {
+            table.put(key, "v" + key);
+        }
+        table.clear();
+        assertEquals(0, table.size());
+        assertEquals(0, table.ids().length);
+        assertNull(table.get(120));
+        table.put(120, "again");
+        assertEquals("again", table.get(120));
+        assertEquals(1, table.size());
     }
 }

@@ -3,56 +3,57 @@ package org.rdmaconnector.connector.spi;
 import java.util.Arrays;
 
 /**
- * The posted requests of one connection by work request id: an open-addressing table of {@code long} keys, so that a
- * post and its completion box no id and make no map entry (a connection posts two requests per echoed message).
- * Linear probing; a removal shifts the entries after it back, so the table keeps no tombstones. It grows, and never
- * shrinks: it holds at most what the connection may have posted at once. Thread-safe (one lock; every call is short).
+ * Values by a {@code long} key, in an open-addressing table, so that a lookup boxes no key and an entry makes no map
+ * node: a connection's posted requests by work request id (a connection posts two requests per echoed message), a
+ * queue set's routes by qp number (a lookup per completion). Linear probing; a removal shifts the entries after it
+ * back, so the table keeps no tombstones. It grows, and never shrinks: it holds at most what was in it at once.
+ * Thread-safe (one lock; every call is short).
  *
- * @param <V> what is kept per request
+ * @param <V> what is kept per key
  */
-final class PostedRequests<V> {
+final class LongTable<V> {
     private long[] keys;
     private Object[] values;
     private int size;
 
-    /** A table for about {@code expected} requests at once. */
-    PostedRequests(int expected) {
+    /** A table for about {@code expected} entries at once. */
+    LongTable(int expected) {
         int capacity = Integer.highestOneBit(Math.max(4, expected) * 2 - 1) << 1; // a power of two, load <= 1/2
         keys = new long[capacity];
         values = new Object[capacity];
     }
 
-    /** Adds {@code value} for {@code wrId}, which must not be there. */
-    synchronized void put(long wrId, V value) {
+    /** Adds {@code value} for {@code key}, which must not be there. */
+    synchronized void put(long key, V value) {
         if (value == null) {
             throw new IllegalArgumentException("value must not be null");
         }
         if (2 * (size + 1) > keys.length) {
             grow();
         }
-        int i = slot(wrId);
+        int i = slot(key);
         while (values[i] != null) {
-            if (keys[i] == wrId) {
-                throw new IllegalStateException("work request " + wrId + " is posted already");
+            if (keys[i] == key) {
+                throw new IllegalStateException("key " + key + " is in the table already");
             }
             i = (i + 1) & (keys.length - 1);
         }
-        keys[i] = wrId;
+        keys[i] = key;
         values[i] = value;
         size++;
     }
 
-    /** The value of {@code wrId}, or null. */
+    /** The value of {@code key}, or null. */
     @SuppressWarnings("unchecked")
-    synchronized V get(long wrId) {
-        int i = find(wrId);
+    synchronized V get(long key) {
+        int i = find(key);
         return i < 0 ? null : (V) values[i];
     }
 
-    /** Removes and returns the value of {@code wrId}, or null when it is not there. */
+    /** Removes and returns the value of {@code key}, or null when it is not there. */
     @SuppressWarnings("unchecked")
-    synchronized V remove(long wrId) {
-        int i = find(wrId);
+    synchronized V remove(long key) {
+        int i = find(key);
         if (i < 0) {
             return null;
         }
@@ -73,12 +74,18 @@ final class PostedRequests<V> {
         return value;
     }
 
-    /** Requests in the table. */
+    /** Removes every entry. */
+    synchronized void clear() {
+        Arrays.fill(values, null);
+        size = 0;
+    }
+
+    /** Entries in the table. */
     synchronized int size() {
         return size;
     }
 
-    /** The ids in the table now, in no order. */
+    /** The keys in the table now, in no order. */
     synchronized long[] ids() {
         long[] ids = new long[size];
         int n = 0;
@@ -90,10 +97,10 @@ final class PostedRequests<V> {
         return ids;
     }
 
-    private int find(long wrId) {
-        int i = slot(wrId);
+    private int find(long key) {
+        int i = slot(key);
         while (values[i] != null) {
-            if (keys[i] == wrId) {
+            if (keys[i] == key) {
                 return i;
             }
             i = (i + 1) & (keys.length - 1);
@@ -101,8 +108,8 @@ final class PostedRequests<V> {
         return -1;
     }
 
-    private int slot(long wrId) {
-        long h = wrId * 0x9E3779B97F4A7C15L; // ids are consecutive: spread them
+    private int slot(long key) {
+        long h = key * 0x9E3779B97F4A7C15L; // ids and qp numbers are consecutive: spread them
         return (int) (h >>> 32) & (keys.length - 1);
     }
 
@@ -127,6 +134,6 @@ final class PostedRequests<V> {
     public synchronized String toString() {
         long[] ids = ids();
         Arrays.sort(ids);
-        return "PostedRequests" + Arrays.toString(ids);
+        return "LongTable" + Arrays.toString(ids);
     }
 }
