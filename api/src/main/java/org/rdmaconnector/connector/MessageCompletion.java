@@ -6,8 +6,9 @@ import org.osgi.annotation.versioning.ProviderType;
  * A work completion of a listener's connection: a message received (with its bytes), the peer's RDMA WRITE with
  * immediate data (a receive with opcode {@link WcOpcode#RECV_RDMA_WITH_IMM}, its
  * {@link WorkCompletion#immediateData()}, and no bytes), or one of the connection's own sends, RDMA writes or reads
- * completed. Its delivery lasts until every endpoint it was given to has returned from it: the receive is posted
- * again only then.
+ * completed. Its delivery lasts until every endpoint it was given to has returned from it (or, for an endpoint that
+ * paused, until its held completion was delivered or given up): the receive is posted again only then. A listener
+ * that hands the completion to another thread should take what it needs of the bytes before it returns.
  */
 @ProviderType
 public interface MessageCompletion {
@@ -40,8 +41,9 @@ public interface MessageCompletion {
     /**
      * Copies the bytes received into {@code destination} at {@code offset}, as {@link #data()} would give them, but
      * into an array of the caller's. During the delivery the bytes are read where the device put them, and this
-     * takes them: the completion then keeps no copy of them after its delivery, and a listener that reuses one array
-     * allocates nothing per message. Called after the delivery, it copies the completion's own copy.
+     * takes them, for every endpoint the completion is given to: unless one of them called {@link #data()} during the
+     * delivery, the completion keeps no copy of them after it, and a listener that reuses one array allocates nothing
+     * per message. Called after the delivery, it copies the completion's own copy.
      *
      * @return how many bytes were copied ({@link #dataLength()})
      * @throws IllegalArgumentException when {@code destination} is null

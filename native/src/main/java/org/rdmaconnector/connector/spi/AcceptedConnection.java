@@ -291,16 +291,26 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         boolean received = receive && wc.isSuccess(); // a message, or the peer's RDMA WRITE with immediate data
         // a message's bytes stay in its receive slot (the wire left them there) until the delivery is through
         InboundCompletion completion = new InboundCompletion(this, slots, wc, receive, received ? request : null,
-            received && wc.opcode() == WcOpcode.RECV ? wc.byteLength() : 0, sequence);
+            received && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM ? wc.byteLength() : 0, sequence);
         Through through = started(afterCompletion, received ? completion : null);
-        deliveries.deliver(completion, through);
+        try {
+            deliveries.deliver(completion, through);
+        } catch (RuntimeException | Error e) {
+            through.run(); // it is through all the same: its receive is posted again (or its slot freed)
+            throw e;
+        }
         returned(through);
     }
 
     /** Delivers {@code event}, then runs {@code after}. */
     private void delivering(InboundEvent event, Runnable after) {
         Through through = started(after, null);
-        deliveries.deliver(event, through);
+        try {
+            deliveries.deliver(event, through);
+        } catch (RuntimeException | Error e) {
+            through.run();
+            throw e;
+        }
         returned(through);
     }
 

@@ -13,8 +13,6 @@ import org.rdmaconnector.connector.WorkRequest;
  * during the delivery (a listener that copies every message into an array of its own allocates nothing for it).
  */
 final class InboundCompletion implements MessageCompletion {
-    private static final byte[] NONE = new byte[0];
-
     /** Reads a received message's bytes where they are while it is delivered (the connection's wire). */
     @FunctionalInterface
     interface Slots {
@@ -73,7 +71,7 @@ final class InboundCompletion implements MessageCompletion {
     @Override
     public byte[] data() {
         if (length == 0) {
-            return NONE; // no bytes: nothing anyone could change
+            return new byte[0];
         }
         synchronized (this) {
             if (kept == null) {
@@ -139,10 +137,11 @@ final class InboundCompletion implements MessageCompletion {
     }
 
     private void requireBytes() {
-        if (through) { // and taken: no copy was kept
-            throw new IllegalStateException("the " + length + " bytes of " + this + " were taken with copyData "
-                + "during its delivery, and the completion keeps no copy of them after it (call data() during the "
-                + "delivery to keep one)");
+        if (through) { // and no copy was kept
+            throw new IllegalStateException("the " + length + " bytes of " + this + (taken
+                ? " were taken with copyData during its delivery, and the completion keeps no copy of them after it "
+                + "(call data() during the delivery to keep one)"
+                : " could not be kept after its delivery (see the log)"));
         }
     }
 

@@ -97,7 +97,19 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public WorkCompletion result() {
-        return result;
+        return own(result);
+    }
+
+    /**
+     * {@code r} when it is this request's own; else {@code r} is its connection's shared completion of the requests
+     * a signaled one covered ({@link #completeCovered}), and this request's own is made from it, only when asked.
+     */
+    private WorkCompletion own(WorkCompletion r) {
+        if (r == null || r.wrId() == wrId) {
+            return r;
+        }
+        return new WorkCompletion(wrId, r.status(), r.opcode(), r.vendorError(), r.byteLength(), r.immediateData(),
+            r.qpNumber(), r.sourceQp(), r.flags());
     }
 
     @Override
@@ -124,12 +136,21 @@ final class PostedRequest implements WorkRequest {
         if (f != null) {
             throw f;
         }
-        return result;
+        return result();
     }
 
     /** Records the result (and received bytes) and completes, once. */
     boolean complete(WorkCompletion workCompletion, byte[] received) {
         return complete(workCompletion, received, null);
+    }
+
+    /**
+     * Completes, once, as successful: a later signaled request of its send queue completed. {@code covered} is its
+     * connection's completion of the covered requests of this kind, shared (its wr_id is none of theirs): this
+     * request's own is made from it only if someone asks ({@link #result()}).
+     */
+    boolean completeCovered(WorkCompletion covered) {
+        return complete(covered, null, null);
     }
 
     /**
@@ -162,7 +183,7 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public String toString() {
-        WorkCompletion r = result;
+        WorkCompletion r = result;  // its status is all toString needs: the shared one will do
         RdmaException f = failure;
         return "WorkRequest[" + kind + " " + wrId + (r == null ? ", in flight]"
             : ", " + (f != null ? f.getMessage() : r.statusText()) + "]");

@@ -26,9 +26,9 @@ import org.rdmaconnector.verbs.jna.Mem;
  * The data path of one reliable connection, shared by outbound endpoints and accepted connections: its CM id and
  * queue pair, one registered staging buffer ({@code sendSlots} + {@code recvSlots} slots of {@code slotSize} bytes),
  * and the posted requests by work request id, each completed exactly once: by its work completion, or as flushed
- * when the connection is closed first. The staging memory is native memory of its own, freed by {@link #close()}, or
- * after it when the last receive slot lent to a delivery is given back (not by the garbage collector: a peer that
- * connects and disconnects in a loop must not be able to pile up direct memory until a GC). {@link #disconnect()} is
+ * when the connection is closed first. The staging memory is native memory of its own, freed by {@link #close()} (not
+ * by the garbage collector: a peer that connects and disconnects in a loop must not be able to pile up direct memory
+ * until a GC); the messages of the receive slots lent to deliveries then are copied out first. {@link #disconnect()} is
  * the one place a connection's rdma_disconnect is sent. After {@link #deviceRemoved} every posted request has ended
  * with the removal's error and every later post throws it. Regions registered through {@link #register} (an accepted
  * connection's) are deregistered by {@link #close()}.
@@ -53,18 +53,23 @@ final class RcConnection {
     private final Poster[] slotPosters;
     private final int[] sendLengths;
     private final LongTable<PostedRequest> posted;
+    // by request kind: the successful completion of the unsignaled requests a signaled one covers, made once and
+    // shared (wr_id 0, no request's: each request makes its own from it only when asked, PostedRequest.result())
+    private final WorkCompletion[] covered;
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     // also the lock of every send-queue post: work request ids grow in the send queue's order
     private final SelectiveSignaling signaling;
     // one sequence for all connections: a stale completion of a reused qp number never matches a new request
     private static final AtomicLong NEXT_WR_ID = new AtomicLong();
     // guarded by this; the staging memory is read and written only under this lock, and while not closed (or, for
-    // a lent receive slot, while it is lent): it is freed by close, or after it by the last slot given back
+    // a lent receive slot, until close frees it: stagingFreed)
     private boolean closed;
-    // guarded by this: the receive (by slot - sendSlots) whose message a delivery still reads in its slot, and how
-    // many there are (see complete(wc, true))
+    private boolean stagingFreed;
+    // guarded by this, by receive slot (slot - sendSlots): the receive whose message a delivery still reads in its
+    // slot (see complete(wc, true)), the message's length, and its bytes once close freed the staging memory
     private final PostedRequest[] lentTo;
-    private int lent;
+    private final int[] lentLength;
+    private final byte[][] copiedAtClose;
     private boolean disconnectSent;
     // set once, before the posted requests are failed: a post that sees it unset is failed by deviceRemoved
     private volatile DeviceRemoval removal;
@@ -140,7 +145,10 @@ final class RcConnection {
         this.freeRecv = new FreeSlots(sendSlots, recvSlots);
         this.sendLengths = new int[sendSlots];
         this.lentTo = new PostedRequest[recvSlots];
+        this.lentLength = new int[recvSlots];
+        this.copiedAtClose = new byte[recvSlots][];
         this.slotPosters = new Poster[sendSlots + recvSlots];
+        this.covered = new WorkCompletion[WorkRequest.Kind.values().length];
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
         this.signaling = new SelectiveSignaling(capabilities.maxSendWr()); // as asked: the device may grant more
@@ -148,6 +156,10 @@ final class RcConnection {
         long bytes = Math.max(1, stagingBytes(slotSize, sendSlots, recvSlots));
         Memory memory = null;
         try {
+            for (WorkRequest.Kind kind : WorkRequest.Kind.values()) {
+                covered[kind.ordinal()] = new WorkCompletion(0, Layout.IBV_WC_SUCCESS, opcodeOf(kind), 0, 0, 0,
+                    qpNumber, 0, 0);
+            }
             memory = Mem.allocate(bytes);
             this.staging = pd.register(memory.getByteBuffer(0, Math.toIntExact(bytes)));
         } catch (RuntimeException | Error e) {
@@ -364,8 +376,8 @@ final class RcConnection {
      * As {@link #complete(WorkCompletion)}; with {@code lendMessage}, a staged receive that holds a message is
      * completed without its bytes, which stay in its slot, lent: {@link #readLent} reads them there until
      * {@link #receiveAgain} posts the slot again or {@link #giveBackLent} frees it (a listener's delivery reads the
-     * message in place, and posts the receive again once it is through). Closing meanwhile frees the staging memory
-     * only once the last lent slot is given back.
+     * message in place, and posts the receive again once it is through). Closing meanwhile copies the message out
+     * before it frees the staging memory, and {@link #readLent} reads that copy.
      */
     WorkRequest complete(WorkCompletion wc, boolean lendMessage) {
         PostedRequest p = endAlone(wc.wrId()); // its own completion: for an unsignaled one, a failure or a flush
@@ -373,7 +385,8 @@ final class RcConnection {
             return null; // flushed by a close meanwhile
         }
         if (p.kind() != WorkRequest.Kind.RECEIVE) {
-            for (long covered : signaling.coveredBy(wc.wrId())) {
+            for (long covered = signaling.nextCoveredBy(wc.wrId()); covered >= 0;
+                 covered = signaling.nextCoveredBy(wc.wrId())) {
                 completeCovered(covered);
             }
         }
@@ -393,7 +406,7 @@ final class RcConnection {
                 }
                 if (lend) {
                     lentTo[p.slot() - sendSlots] = p;
-                    lent++;
+                    lentLength[p.slot() - sendSlots] = Math.min(wc.byteLength(), slotSize);
                 } else {
                     stagingMemory.read((long) p.slot() * slotSize, data, 0, data.length);
                 }
@@ -419,10 +432,15 @@ final class RcConnection {
         if (slot < 0) {
             throw new IllegalStateException(receive + " holds no bytes in a receive slot: it was posted again");
         }
-        if (length < 0 || length > slotSize) {
-            throw new IndexOutOfBoundsException(length + " bytes do not fit a receive slot of " + slotSize);
+        int i = slot - sendSlots;
+        if (length < 0 || length > lentLength[i]) {
+            throw new IndexOutOfBoundsException(length + " bytes asked of a message of " + lentLength[i]);
         }
-        stagingMemory.read((long) slot * slotSize, destination, offset, length);
+        if (stagingFreed) {
+            System.arraycopy(copiedAtClose[i], 0, destination, offset, length);
+        } else {
+            stagingMemory.read((long) slot * slotSize, destination, offset, length);
+        }
     }
 
     /**
@@ -455,11 +473,6 @@ final class RcConnection {
         }
     }
 
-    /** Receive slots lent now. */
-    synchronized int lent() {
-        return lent;
-    }
-
     private int lentSlot(WorkRequest receive) {
         if (receive instanceof PostedRequest p && p.slot() >= sendSlots && lentTo[p.slot() - sendSlots] == p) {
             return p.slot();
@@ -469,9 +482,7 @@ final class RcConnection {
 
     private void unlend(int slot) {
         lentTo[slot - sendSlots] = null;
-        if (--lent == 0 && closed) {
-            stagingMemory.close(); // the last lent slot of a closed connection: close() left the memory to it
-        }
+        copiedAtClose[slot - sendSlots] = null;
     }
 
     /**
@@ -494,8 +505,7 @@ final class RcConnection {
             return; // it failed, with a completion of its own, or was flushed
         }
         giveBack(p.slot());
-        p.complete(new WorkCompletion(wrId, Layout.IBV_WC_SUCCESS, opcodeOf(p.kind()), 0, 0, 0,
-            qpNumber, 0, 0), null);
+        p.completeCovered(covered[p.kind().ordinal()]);
     }
 
     /** The work completion {@code p} ends with when the connector flushes it (IBV_WC_WR_FLUSH_ERR). */
@@ -618,9 +628,14 @@ final class RcConnection {
                 owned.closeAll(null); // each is deregistered even when another fails
             } finally {
                 synchronized (this) { // no copy in or out is running: they hold this lock and check 'closed'
-                    if (lent == 0) {
-                        stagingMemory.close(); // else the last lent slot given back frees it
+                    for (int i = 0; i < lentTo.length; i++) {
+                        if (lentTo[i] != null) { // a delivery still reads it: the queue pair is gone, it stays put
+                            copiedAtClose[i] = new byte[lentLength[i]];
+                            stagingMemory.read((long) (sendSlots + i) * slotSize, copiedAtClose[i], 0, lentLength[i]);
+                        }
                     }
+                    stagingFreed = true;
+                    stagingMemory.close();
                 }
             }
         }

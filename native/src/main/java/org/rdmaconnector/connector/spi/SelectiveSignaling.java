@@ -1,7 +1,5 @@
 package org.rdmaconnector.connector.spi;
 
-import java.util.ArrayDeque;
-
 /**
  * Selective signaling of one queue pair's send queue. An unsignaled request (no {@code IBV_SEND_SIGNALED})
  * produces no work completion when it succeeds, only when it fails. RC completes a send queue in order, so the
@@ -17,11 +15,12 @@ import java.util.ArrayDeque;
  * {@link #posted}. Thread-safe.
  */
 final class SelectiveSignaling {
-    private static final long[] NONE = new long[0];
-
     private final int depth;
-    // guarded by this: the work request ids of unsignaled requests not yet covered, oldest first
-    private final ArrayDeque<Long> unsignaled = new ArrayDeque<>();
+    // guarded by this: the work request ids of unsignaled requests not yet covered, oldest first, in a ring of longs
+    // (a post boxes no id): count of them from head; the capacity a power of two, grown when full
+    private long[] unsignaled = new long[16];
+    private int head;
+    private int count;
     private int run;
 
     /** For a send queue of {@code depth} requests (the depth asked for: the device may grant more). */
@@ -44,42 +43,55 @@ final class SelectiveSignaling {
     synchronized void posted(long wrId, boolean signaled) {
         if (signaled) {
             run = 0;
-        } else {
-            run++;
-            unsignaled.add(wrId);
+            return;
         }
+        run++;
+        if (count == unsignaled.length) {
+            long[] grown = new long[2 * count];
+            for (int i = 0; i < count; i++) {
+                grown[i] = at(i);
+            }
+            unsignaled = grown;
+            head = 0;
+        }
+        unsignaled[(head + count) & (unsignaled.length - 1)] = wrId;
+        count++;
     }
 
     /**
-     * Removes and returns the unsignaled requests posted before {@code signaledWrId}, whose work completion has just
-     * been polled, oldest first. Those that completed alone are not among them.
+     * Removes and returns the oldest unsignaled request posted before {@code signaledWrId}, whose work completion has
+     * just been polled; -1 when none is left (those that completed alone are not among them). Called until -1, it
+     * gives every request the completion covers, oldest first, with no array made.
      */
-    synchronized long[] coveredBy(long signaledWrId) {
-        Long oldest = unsignaled.peekFirst();
-        if (oldest == null || oldest >= signaledWrId) {
-            return NONE; // the common case, without an iterator
+    synchronized long nextCoveredBy(long signaledWrId) {
+        if (count == 0 || unsignaled[head] >= signaledWrId) {
+            return -1;
         }
-        int n = 0;
-        for (Long wrId : unsignaled) {
-            if (wrId >= signaledWrId) {
-                break;
-            }
-            n++;
-        }
-        long[] covered = new long[n];
-        for (int i = 0; i < n; i++) {
-            covered[i] = unsignaled.poll();
-        }
-        return covered;
+        long wrId = unsignaled[head];
+        head = (head + 1) & (unsignaled.length - 1);
+        count--;
+        return wrId;
     }
 
     /** Forgets unsignaled request {@code wrId}: it made a completion of its own (a failure, or a flush). */
     synchronized void completedAlone(long wrId) {
-        unsignaled.remove(wrId);
+        for (int i = 0; i < count; i++) {
+            if (at(i) == wrId) {
+                for (int j = i; j < count - 1; j++) { // rare: close the gap, keeping the order
+                    unsignaled[(head + j) & (unsignaled.length - 1)] = at(j + 1);
+                }
+                count--;
+                return;
+            }
+        }
     }
 
     /** Unsignaled requests neither covered by a signaled completion nor completed alone. */
     synchronized int uncovered() {
-        return unsignaled.size();
+        return count;
+    }
+
+    private long at(int i) {
+        return unsignaled[(head + i) & (unsignaled.length - 1)];
     }
 }

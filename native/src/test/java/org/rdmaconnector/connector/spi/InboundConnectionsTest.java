@@ -329,6 +329,20 @@ class InboundConnectionsTest {
             "the completion kept a copy of its own");
     }
 
+    @Test
+    void aDeliveryCallThatThrowsStillEndsTheDeliveryAndPostsTheReceiveAgain() {
+        InboundConnections table = connections("accept");
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        deliveries.onCompletion = completion -> {
+            throw new IllegalStateException("the deliveries broke");
+        };
+        assertThrows(IllegalStateException.class, () -> wire.receive("one"));
+        assertEquals("repost", wire.calls.get(wire.calls.size() - 1));
+        assertTrue(wire.inSlots.isEmpty(), "the slot is not left lent");
+        assertEquals(BUFFERS, wire.outstanding(), "every receive posted again");
+    }
+
     private void runSweeps() {
         for (ManualScheduler.TaskView task : List.copyOf(scheduler.tasks)) {
             if (!task.cancelled) {

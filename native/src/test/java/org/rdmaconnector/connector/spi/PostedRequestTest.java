@@ -31,6 +31,20 @@ class PostedRequestTest {
         "device removed: rxe1");
 
     @Test
+    void aCoveredRequestIsDoneAndItsResultIsItsOwnMadeFromTheSharedOne() throws Exception {
+        WorkCompletion shared = new WorkCompletion(0, Layout.IBV_WC_SUCCESS, WcOpcode.SEND, 0, 0, 0, 7, 0, 0);
+        PostedRequest request = new PostedRequest(42, WorkRequest.Kind.SEND);
+        assertTrue(request.completeCovered(shared));
+        assertFalse(request.completeCovered(shared), "once");
+        assertTrue(request.isDone());
+        WorkCompletion own = request.result();
+        assertEquals(new WorkCompletion(42, Layout.IBV_WC_SUCCESS, WcOpcode.SEND, 0, 0, 0, 7, 0, 0), own,
+            "its own wr_id, the rest as the shared one says");
+        assertEquals(own, request.await(Duration.ofSeconds(1)), "its waiter is woken with it");
+        assertTrue(request.toString().contains("success"), request.toString());
+    }
+
+    @Test
     void aWaiterOfAFailedRequestGetsItsError() throws Exception {
         PostedRequest request = new PostedRequest(1, WorkRequest.Kind.RECEIVE);
         CompletableFuture<WorkCompletion> waiter = CompletableFuture.supplyAsync(() -> {

@@ -17,10 +17,10 @@ class SelectiveSignalingTest {
         post(signaling, 3, true);
         post(signaling, 4, false);
         post(signaling, 5, true);
-        assertArrayEquals(new long[] {1, 2}, signaling.coveredBy(3));
+        assertArrayEquals(new long[] {1, 2}, coveredBy(signaling, 3));
         assertEquals(1, signaling.uncovered(), "4 waits for 5");
-        assertArrayEquals(new long[] {4}, signaling.coveredBy(5));
-        assertArrayEquals(new long[0], signaling.coveredBy(6), "nothing left");
+        assertArrayEquals(new long[] {4}, coveredBy(signaling, 5));
+        assertArrayEquals(new long[0], coveredBy(signaling, 6), "nothing left");
         assertEquals(0, signaling.uncovered());
     }
 
@@ -29,7 +29,7 @@ class SelectiveSignalingTest {
         SelectiveSignaling signaling = new SelectiveSignaling(16);
         post(signaling, 10, true);
         post(signaling, 11, false);
-        assertArrayEquals(new long[0], signaling.coveredBy(10));
+        assertArrayEquals(new long[0], coveredBy(signaling, 10));
         assertEquals(1, signaling.uncovered());
     }
 
@@ -41,7 +41,7 @@ class SelectiveSignalingTest {
         post(signaling, 3, true);
         signaling.completedAlone(2); // failed: its own completion
         assertEquals(1, signaling.uncovered());
-        assertArrayEquals(new long[] {1}, signaling.coveredBy(3));
+        assertArrayEquals(new long[] {1}, coveredBy(signaling, 3));
     }
 
     @Test
@@ -55,7 +55,7 @@ class SelectiveSignalingTest {
         signaling.posted(4, true);
         assertFalse(signaling.signals(false), "a signaled request starts the count again");
         assertTrue(signaling.signals(true), "asked for");
-        assertArrayEquals(new long[] {1, 2, 3}, signaling.coveredBy(4));
+        assertArrayEquals(new long[] {1, 2, 3}, coveredBy(signaling, 4));
     }
 
     @Test
@@ -63,6 +63,34 @@ class SelectiveSignalingTest {
         SelectiveSignaling signaling = new SelectiveSignaling(1);
         assertTrue(signaling.signals(false));
         assertThrows(IllegalArgumentException.class, () -> new SelectiveSignaling(0));
+    }
+
+    @Test
+    void manyInFlightKeepTheirOrderAsTheRingGrowsWrapsAndLosesOneInTheMiddle() {
+        SelectiveSignaling signaling = new SelectiveSignaling(1000);
+        for (long wrId = 1; wrId <= 10; wrId++) {
+            signaling.posted(wrId, false);
+        }
+        assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8}, coveredBy(signaling, 9)); // the ring's head moves on
+        for (long wrId = 11; wrId <= 40; wrId++) { // 32 in flight: it wraps, then grows twice
+            signaling.posted(wrId, false);
+        }
+        signaling.completedAlone(25);
+        signaling.completedAlone(99); // never posted: nothing changes
+        assertEquals(31, signaling.uncovered());
+        long[] expected = java.util.stream.LongStream.rangeClosed(9, 40).filter(w -> w != 25).toArray();
+        assertArrayEquals(expected, coveredBy(signaling, 41));
+        assertEquals(0, signaling.uncovered());
+    }
+
+    /** Every request the completion of {@code signaledWrId} covers, oldest first. */
+    private static long[] coveredBy(SelectiveSignaling signaling, long signaledWrId) {
+        java.util.stream.LongStream.Builder covered = java.util.stream.LongStream.builder();
+        for (long wrId = signaling.nextCoveredBy(signaledWrId); wrId >= 0;
+             wrId = signaling.nextCoveredBy(signaledWrId)) {
+            covered.add(wrId);
+        }
+        return covered.build().toArray();
     }
 
     private static void post(SelectiveSignaling signaling, long wrId, boolean signaled) {

@@ -128,8 +128,8 @@ class ReplyDeviceTest {
 
     /**
      * A message is read where the device put it while it is delivered: a connection destroyed meanwhile (the peer
-     * disconnected; with its one receive lent to the delivery, nothing is left to flush) keeps that receive slot's
-     * memory until the delivery is through, and the listener reads the right bytes after the destruction.
+     * disconnected; with its one receive lent to the delivery, nothing is left to flush) copies the message out of
+     * its slot as it frees its memory, and the listener reads the right bytes after the destruction.
      */
     @Test
     void aMessageIsReadInItsSlotAfterItsConnectionWasDestroyedDuringItsDelivery() throws Exception {
