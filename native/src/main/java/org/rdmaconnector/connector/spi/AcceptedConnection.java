@@ -259,7 +259,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * send inside a delivery of this connection (which holds the connection's later deliveries) gets it.
      */
     @Override
-    public WorkRequest polled(WorkCompletion wc) {
+    public PostedRequest polled(WorkCompletion wc) {
         return wire.complete(wc);
     }
 

@@ -548,8 +548,8 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
          * On the loop, as the CQ is polled: completes the request; a failed one (any status but a flush) ends the
          * connection, as it does an accepted one: the queue pair is in ERROR, and the peer is told at once.
          */
-        WorkRequest polled(WorkCompletion wc) {
-            WorkRequest request = connection.complete(wc);
+        PostedRequest polled(WorkCompletion wc) {
+            PostedRequest request = connection.complete(wc);
             if (!wc.isSuccess() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR && connected) {
                 LOG.log(Level.WARNING, this + " failed: " + (request == null ? "a request" : request.kind()) + " "
                     + wc.statusText() + "; disconnecting");

@@ -134,7 +134,7 @@ final class CmWire implements ConnectionWire {
     }
 
     @Override
-    public WorkRequest complete(WorkCompletion completion) {
+    public PostedRequest complete(WorkCompletion completion) {
         RcConnection c = rc;
         return c == null ? null : c.complete(completion, true);
     }

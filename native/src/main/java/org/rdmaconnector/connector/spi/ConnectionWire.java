@@ -66,7 +66,7 @@ interface ConnectionWire {
      * Completes the request of {@code completion}; null when it was completed already (flushed by a destroy). A
      * staged receive that holds a message leaves its bytes in its slot, for {@link #readReceived}.
      */
-    WorkRequest complete(WorkCompletion completion);
+    PostedRequest complete(WorkCompletion completion);
 
     /** Requests posted and not completed. */
     int outstanding();

@@ -29,8 +29,6 @@ final class DeviceQueueSet implements AutoCloseable {
     private final Registration completions;
     // by qp number: looked up per completion with no boxed number (rxe's numbers pass 127 after a hundred QPs)
     private final LongTable<Route> byQp = new LongTable<>(16);
-    // a completion of a queue pair destroyed meanwhile: nothing to complete or deliver
-    private final Route unrouted = new Route(completion -> null);
     private volatile Runnable onIdle;
     private final AutoCloseableStack opened;
 
@@ -41,9 +39,9 @@ final class DeviceQueueSet implements AutoCloseable {
          * On the thread that polls the completion (the loop, or one awaiting a request or delivering): completes its
          * work request. Fast, never blocks, calls no user code.
          *
-         * @return the completed request, or null when it was completed already
+         * @return the completed request, or null when it was completed already (nothing is delivered then)
          */
-        WorkRequest polled(WorkCompletion completion);
+        PostedRequest polled(WorkCompletion completion);
 
         /** On a delivery thread, in the queue pair's order: only for sets that deliver ({@code maxInFlight > 0}). */
         default void delivered(WorkCompletion completion, WorkRequest request) {
@@ -62,10 +60,6 @@ final class DeviceQueueSet implements AutoCloseable {
         }
     }
 
-    /** A polled completion with its route and the request it completed. */
-    private record Polled(WorkCompletion completion, Route route, WorkRequest request) {
-    }
-
     private DeviceQueueSet(DeviceRegistry.Lease lease, DeviceLimits.Demand demand, EventEngine engine,
                            int maxInFlight, AutoCloseableStack opened) {
         this.opened = opened;
@@ -77,9 +71,9 @@ final class DeviceQueueSet implements AutoCloseable {
         this.channel = opened.push(context.createCompletionChannel());
         this.cq = opened.push(context.createCompletionQueue(Math.toIntExact(demand.cqDepth()), channel,
             demand.completionVector()));
-        EventSource<Polled> polled = new PolledCompletions(Sources.completions(channel));
+        EventSource<PostedRequest> polled = new PolledCompletions(Sources.completions(channel));
         this.completions = opened.push(maxInFlight > 0
-            ? engine.register(polled, p -> p.route().route.delivered(p.completion(), p.request()), maxInFlight)
+            ? engine.register(polled, p -> ((Route) p.deliveredBy()).route.delivered(p.result(), p), maxInFlight)
             : engine.registerOnLoop(polled, p -> { }));
     }
 
@@ -169,8 +163,12 @@ final class DeviceQueueSet implements AutoCloseable {
         return byQp.size();
     }
 
-    /** The CQ's completions, each completing its request as it is read (on the loop), then delivered in order. */
-    private final class PolledCompletions implements EventSource<Polled> {
+    /**
+     * The CQ's completions, each completing its request as it is read (on the loop), then delivered in order: the
+     * event is the request it completed, which holds its route (no object per completion). A completion that
+     * completes nothing (its queue pair destroyed, or its request flushed by a close already) is read and dropped.
+     */
+    private final class PolledCompletions implements EventSource<PostedRequest> {
         private final EventSource<WorkCompletion> cq;
 
         PolledCompletions(EventSource<WorkCompletion> cq) {
@@ -188,24 +186,34 @@ final class DeviceQueueSet implements AutoCloseable {
         }
 
         @Override
-        public Polled next() {
-            return routed(cq.next());
-        }
-
-        private Polled routed(WorkCompletion completion) {
-            if (completion == null) {
-                return null;
+        public PostedRequest next() {
+            for (WorkCompletion completion = cq.next(); completion != null; completion = cq.next()) {
+                PostedRequest request = routed(completion);
+                if (request != null) {
+                    return request;
+                }
             }
-            Route route = byQp.get(completion.qpNumber());
-            if (route == null) {
-                return new Polled(completion, unrouted, null);
-            }
-            return new Polled(completion, route, route.route.polled(completion));
+            return null;
         }
 
         @Override
-        public Polled poll() {
-            return routed(cq.poll());
+        public PostedRequest poll() {
+            for (WorkCompletion completion = cq.poll(); completion != null; completion = cq.poll()) {
+                PostedRequest request = routed(completion);
+                if (request != null) {
+                    return request;
+                }
+            }
+            return null;
+        }
+
+        private PostedRequest routed(WorkCompletion completion) {
+            Route route = byQp.get(completion.qpNumber());
+            PostedRequest request = route == null ? null : route.route.polled(completion);
+            if (request != null) {
+                request.deliveredBy(route);
+            }
+            return request;
         }
 
         @Override
@@ -219,8 +227,8 @@ final class DeviceQueueSet implements AutoCloseable {
         }
 
         @Override
-        public Object orderKey(Polled polled) {
-            return polled.route(); // one order per queue pair, as the CQ's own key (the qp number) says
+        public Object orderKey(PostedRequest polled) {
+            return polled.deliveredBy(); // one order per queue pair, as the CQ's own key (the qp number) says
         }
 
         @Override

@@ -26,6 +26,9 @@ final class PostedRequest implements WorkRequest {
     private volatile WorkCompletion result;
     private volatile byte[] data;
     private volatile RdmaException failure;
+    // the order key its completion is delivered under (its queue pair's route), set by the thread that polls it and
+    // read by the delivery thread the engine hands it to (the hand-off orders the two)
+    private Object deliveredBy;
 
     /** A request posted with {@code wrId}, awaited by parking alone. */
     PostedRequest(long wrId, Kind kind) {
@@ -50,6 +53,16 @@ final class PostedRequest implements WorkRequest {
         this.completions = completions;
         this.slot = slot;
         this.signaled = signaled;
+    }
+
+    /** Sets the order key its completion is delivered under, as the CQ is polled (DeviceQueueSet). */
+    void deliveredBy(Object key) {
+        this.deliveredBy = key;
+    }
+
+    /** The order key its completion is delivered under, or null before it is polled. */
+    Object deliveredBy() {
+        return deliveredBy;
     }
 
     /** Its staging slot in its connection, or -1 (a region of the application's). */

@@ -57,8 +57,11 @@ final class RcConnection {
     // shared (wr_id 0, no request's: each request makes its own from it only when asked, PostedRequest.result())
     private final WorkCompletion[] covered;
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
-    // also the lock of every send-queue post: work request ids grow in the send queue's order
     private final SelectiveSignaling signaling;
+    // the lock of every send-queue post: work request ids grow in the send queue's order. Not the signaling's own:
+    // the thread that polls the CQ (the event loop) takes only that, briefly, and never waits for another thread's
+    // ibv_post_send (a system call on rxe, which runs the requester in the caller's context)
+    private final Object sendQueueOrder = new Object();
     // one sequence for all connections: a stale completion of a reused qp number never matches a new request
     private static final AtomicLong NEXT_WR_ID = new AtomicLong();
     // guarded by this; the staging memory is read and written only under this lock, and while not closed (or, for
@@ -339,22 +342,25 @@ final class RcConnection {
         if (kind == WorkRequest.Kind.RECEIVE) {
             return post(kind, slot, true, poster, NEXT_WR_ID.incrementAndGet());
         }
-        synchronized (signaling) {
-            boolean signal = signaling.signals(signaled);
-            long wrId = NEXT_WR_ID.incrementAndGet();
-            WorkRequest request = post(kind, slot, signal, poster, wrId);
-            signaling.posted(wrId, signal);
-            return request;
+        synchronized (sendQueueOrder) {
+            return post(kind, slot, signaling.signals(signaled), poster, NEXT_WR_ID.incrementAndGet());
         }
     }
 
     private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster, long wrId) {
         PostedRequest request = new PostedRequest(wrId, kind, completions, slot, signaled);
+        boolean sendQueue = kind != WorkRequest.Kind.RECEIVE;
         posted.put(wrId, request);
+        if (sendQueue) {
+            signaling.posted(wrId, signaled); // before the post: its completion, or one covering it, may come at once
+        }
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here
             poster.post(wrId, signaled);
         } catch (RuntimeException e) {
+            if (sendQueue) {
+                signaling.completedAlone(wrId); // never posted
+            }
             posted.remove(wrId);
             giveBack(slot);
             throw e;
@@ -368,7 +374,7 @@ final class RcConnection {
      *
      * @return the request, or null when it was already completed (flushed by a close)
      */
-    WorkRequest complete(WorkCompletion wc) {
+    PostedRequest complete(WorkCompletion wc) {
         return complete(wc, false);
     }
 
@@ -379,7 +385,7 @@ final class RcConnection {
      * message in place, and posts the receive again once it is through). Closing meanwhile copies the message out
      * before it frees the staging memory, and {@link #readLent} reads that copy.
      */
-    WorkRequest complete(WorkCompletion wc, boolean lendMessage) {
+    PostedRequest complete(WorkCompletion wc, boolean lendMessage) {
         PostedRequest p = endAlone(wc.wrId()); // its own completion: for an unsignaled one, a failure or a flush
         if (p == null) {
             return null; // flushed by a close meanwhile

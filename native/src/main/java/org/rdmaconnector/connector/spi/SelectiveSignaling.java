@@ -11,8 +11,9 @@ package org.rdmaconnector.connector.spi;
  * queue full of unsignaled requests would stay full for ever, so at most {@code depth - 1} requests in a row go
  * unsignaled: the next one is signaled whatever was asked.
  *
- * <p>Work request ids must grow in post order: take the id and post under the caller's lock, then call
- * {@link #posted}. Thread-safe.
+ * <p>Work request ids must grow in post order: take the id, call {@link #posted} and post under the caller's lock
+ * (one lock per send queue, not this object's: a thread that polls the CQ then never waits here for another's post).
+ * Thread-safe.
  */
 final class SelectiveSignaling {
     private final int depth;

@@ -810,7 +810,7 @@ class InboundConnectionsTest {
         }
 
         @Override
-        public WorkRequest complete(WorkCompletion completion) {
+        public PostedRequest complete(WorkCompletion completion) {
             PostedRequest request = requests.remove(completion.wrId());
             if (request == null || destroyed) {
                 return null;
