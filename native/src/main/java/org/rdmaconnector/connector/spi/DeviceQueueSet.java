@@ -125,7 +125,10 @@ final class DeviceQueueSet implements AutoCloseable {
         return completions;
     }
 
-    /** Work completions the engine has polled from the CQ. */
+    /**
+     * Work completions the engine has polled from the CQ that completed a request (one whose request was flushed by a
+     * close already, or whose queue pair is gone, is read and dropped, not counted).
+     */
     long completionsRead() {
         return completions.eventsRead();
     }

@@ -351,15 +351,14 @@ final class RcConnection {
         PostedRequest request = new PostedRequest(wrId, kind, completions, slot, signaled);
         boolean sendQueue = kind != WorkRequest.Kind.RECEIVE;
         posted.put(wrId, request);
-        if (sendQueue) {
-            signaling.posted(wrId, signaled); // before the post: its completion, or one covering it, may come at once
-        }
+        // recorded before the post: its completion, or one covering it, may come at once
+        int runBefore = sendQueue ? signaling.posted(wrId, signaled) : 0;
         try {
             refuseIfRemoved(kind); // after the put: deviceRemoved either fails this request or is seen here
             poster.post(wrId, signaled);
         } catch (RuntimeException e) {
             if (sendQueue) {
-                signaling.completedAlone(wrId); // never posted
+                signaling.unposted(wrId, runBefore); // never posted
             }
             posted.remove(wrId);
             giveBack(slot);

@@ -40,11 +40,17 @@ final class SelectiveSignaling {
         return wanted || run >= depth - 1;
     }
 
-    /** Records request {@code wrId}, just posted, {@code signaled} or not. */
-    synchronized void posted(long wrId, boolean signaled) {
+    /**
+     * Records request {@code wrId}, about to be posted, {@code signaled} or not (its completion may be polled as soon
+     * as it is posted).
+     *
+     * @return the count of unsignaled requests in a row before it, for {@link #unposted} should its post fail
+     */
+    synchronized int posted(long wrId, boolean signaled) {
+        int before = run;
         if (signaled) {
             run = 0;
-            return;
+            return before;
         }
         run++;
         if (count == unsignaled.length) {
@@ -57,6 +63,17 @@ final class SelectiveSignaling {
         }
         unsignaled[(head + count) & (unsignaled.length - 1)] = wrId;
         count++;
+        return before;
+    }
+
+    /**
+     * Forgets request {@code wrId}, whose post failed, and puts the count of unsignaled requests in a row back to
+     * {@code runBefore} (what {@link #posted} returned): a failed signaled post must not count as the signaled one
+     * that frees the send queue.
+     */
+    synchronized void unposted(long wrId, int runBefore) {
+        completedAlone(wrId);
+        run = runBefore;
     }
 
     /**

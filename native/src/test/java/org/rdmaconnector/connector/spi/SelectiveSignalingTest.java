@@ -59,6 +59,22 @@ class SelectiveSignalingTest {
     }
 
     @Test
+    void aSignaledPostThatFailedDoesNotCountAsTheOneThatFreesTheSendQueue() {
+        SelectiveSignaling signaling = new SelectiveSignaling(4);
+        for (long wrId = 1; wrId <= 3; wrId++) {
+            signaling.posted(wrId, false);
+        }
+        assertTrue(signaling.signals(false));
+        int before = signaling.posted(4, true);
+        signaling.unposted(4, before); // ibv_post_send failed: the send queue is full
+        assertTrue(signaling.signals(false), "the retry is signaled still, or the queue fills with unsignaled ones");
+        int unsignaled = signaling.posted(5, false);
+        signaling.unposted(5, unsignaled);
+        assertEquals(3, signaling.uncovered(), "a failed post is not waiting to be covered");
+        assertArrayEquals(new long[] {1, 2, 3}, coveredBy(signaling, 6));
+    }
+
+    @Test
     void aSendQueueOfOneSignalsEveryRequest() {
         SelectiveSignaling signaling = new SelectiveSignaling(1);
         assertTrue(signaling.signals(false));
