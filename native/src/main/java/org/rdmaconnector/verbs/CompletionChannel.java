@@ -18,9 +18,9 @@ import org.rdmaconnector.verbs.jna.Scratch;
 public final class CompletionChannel extends FdChannel {
     private final DeviceContext context;
     private final long channel;
-    // the attached queues by their ibv_cq's address: copied on attach and detach (rare), read with no lock and no
-    // boxed address (one lookup per CQ event)
-    private volatile Attached queues = new Attached(new long[0], new CompletionQueue[0]);
+    // the attached queues, found by their ibv_cq's address: copied on attach and detach (rare), read with no lock and
+    // no boxed address (one lookup per CQ event)
+    private volatile CompletionQueue[] queues = new CompletionQueue[0];
     private final Object attaching = new Object();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong acknowledged = new AtomicLong();
@@ -69,7 +69,7 @@ public final class CompletionChannel extends FdChannel {
     // Counts (or, if the queue is being destroyed, acks) an event got by readCqEvent. The queue may be closing on
     // another thread meanwhile: it stays attached, and its memory valid, until this event is acked.
     CompletionQueue countCqEvent(long cq) {
-        CompletionQueue queue = queues.get(cq);
+        CompletionQueue queue = attached(cq);
         if (queue == null) {
             // cannot happen while queues register before they are armed; ack so nothing blocks forever
             IbVerbs.ibv_ack_cq_events(cq, 1);
@@ -96,60 +96,51 @@ public final class CompletionChannel extends FdChannel {
 
     void attach(CompletionQueue queue, long cq) {
         synchronized (attaching) {
-            Attached now = queues.without(cq);
-            long[] addresses = Arrays.copyOf(now.addresses, now.size() + 1);
-            CompletionQueue[] attached = Arrays.copyOf(now.queues, now.size() + 1);
-            addresses[now.size()] = cq;
-            attached[now.size()] = queue;
-            queues = new Attached(addresses, attached);
+            CompletionQueue[] now = without(cq);
+            CompletionQueue[] attached = Arrays.copyOf(now, now.length + 1);
+            attached[now.length] = queue;
+            queues = attached;
         }
     }
 
     void detach(long cq) {
         synchronized (attaching) {
-            queues = queues.without(cq);
+            queues = without(cq);
         }
+    }
+
+    /** The attached queue whose ibv_cq is at {@code cq}, or null. */
+    private CompletionQueue attached(long cq) {
+        for (CompletionQueue queue : queues) {
+            if (queue.address() == cq) {
+                return queue;
+            }
+        }
+        return null;
+    }
+
+    /** The attached queues but the one at {@code cq} (the same array when none is). */
+    private CompletionQueue[] without(long cq) {
+        CompletionQueue[] now = queues;
+        for (int i = 0; i < now.length; i++) {
+            if (now[i].address() == cq) {
+                CompletionQueue[] fewer = new CompletionQueue[now.length - 1];
+                System.arraycopy(now, 0, fewer, 0, i);
+                System.arraycopy(now, i + 1, fewer, i, fewer.length - i);
+                return fewer;
+            }
+        }
+        return now;
     }
 
     /** The completion queues attached to this channel. */
     public java.util.List<CompletionQueue> queues() {
-        return java.util.List.of(queues.queues);
-    }
-
-    /** The attached queues, and the address of each one's ibv_cq at the same index. Never changed once made. */
-    private record Attached(long[] addresses, CompletionQueue[] queues) {
-        int size() {
-            return addresses.length;
-        }
-
-        CompletionQueue get(long cq) {
-            for (int i = 0; i < addresses.length; i++) {
-                if (addresses[i] == cq) {
-                    return queues[i];
-                }
-            }
-            return null;
-        }
-
-        Attached without(long cq) {
-            for (int i = 0; i < addresses.length; i++) {
-                if (addresses[i] == cq) {
-                    long[] a = new long[addresses.length - 1];
-                    CompletionQueue[] q = new CompletionQueue[a.length];
-                    System.arraycopy(addresses, 0, a, 0, i);
-                    System.arraycopy(addresses, i + 1, a, i, a.length - i);
-                    System.arraycopy(queues, 0, q, 0, i);
-                    System.arraycopy(queues, i + 1, q, i, q.length - i);
-                    return new Attached(a, q);
-                }
-            }
-            return this;
-        }
+        return java.util.List.of(queues);
     }
 
     /** How many completion queues are attached. */
     public int attachedQueues() {
-        return queues.size();
+        return queues.length;
     }
 
     long address() {
@@ -161,7 +152,7 @@ public final class CompletionChannel extends FdChannel {
         int rc = IbVerbs.ibv_destroy_comp_channel(channel);
         if (rc != 0) {
             throw RdmaErrors.fromReturnCode("ibv_destroy_comp_channel", rc,
-                queues.size() + " completion queue(s) attached");
+                queues.length + " completion queue(s) attached");
         }
     }
 

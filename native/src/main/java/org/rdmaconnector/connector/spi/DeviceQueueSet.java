@@ -190,33 +190,25 @@ final class DeviceQueueSet implements AutoCloseable {
 
         @Override
         public PostedRequest next() {
-            for (WorkCompletion completion = cq.next(); completion != null; completion = cq.next()) {
-                PostedRequest request = routed(completion);
-                if (request != null) {
-                    return request;
-                }
-            }
-            return null;
+            return nextRouted(false);
         }
 
         @Override
         public PostedRequest poll() {
-            for (WorkCompletion completion = cq.poll(); completion != null; completion = cq.poll()) {
-                PostedRequest request = routed(completion);
+            return nextRouted(true);
+        }
+
+        /** The request the next completion that completes one completed (read by next(), or by poll()), or null. */
+        private PostedRequest nextRouted(boolean polling) {
+            for (WorkCompletion c = polling ? cq.poll() : cq.next(); c != null; c = polling ? cq.poll() : cq.next()) {
+                Route route = byQp.get(c.qpNumber());
+                PostedRequest request = route == null ? null : route.route.polled(c);
                 if (request != null) {
+                    request.deliveredBy(route);
                     return request;
                 }
             }
             return null;
-        }
-
-        private PostedRequest routed(WorkCompletion completion) {
-            Route route = byQp.get(completion.qpNumber());
-            PostedRequest request = route == null ? null : route.route.polled(completion);
-            if (request != null) {
-                request.deliveredBy(route);
-            }
-            return request;
         }
 
         @Override
