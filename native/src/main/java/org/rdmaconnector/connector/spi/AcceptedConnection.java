@@ -64,7 +64,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     private static final Runnable NOTHING = () -> { };
     // what runs after a completion's delivery, and where a received message's bytes are read: made once
     private final Runnable afterCompletion = this::destroyIfOver;
-    private final InboundCompletion.Slots slots;
+    private final InboundCompletion.Owner completions = new Completions();
 
     /** Where the connection stands. */
     enum State {
@@ -93,9 +93,6 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     private final AtomicInteger delivering = new AtomicInteger();
     // deliveries a paused endpoint holds (given back from the delivery call before they were through)
     private final AtomicInteger held = new AtomicInteger();
-    private static final int RUNNING = 0;
-    private static final int HELD = 1;
-    private static final int THROUGH = 2;
     private volatile long lastActivity;
     // guarded by this
     private State state = State.REQUESTED;
@@ -129,7 +126,6 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         this.deliveries = deliveries;
         this.deadline = new Deadline(scheduler);
         this.onDestroyed = onDestroyed;
-        this.slots = wire::readReceived;
     }
 
     synchronized State state() {
@@ -289,22 +285,29 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         }
         long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
         boolean received = receive && wc.isSuccess(); // a message, or the peer's RDMA WRITE with immediate data
-        // a message's bytes stay in its receive slot (the wire left them there) until the delivery is through
-        InboundCompletion completion = new InboundCompletion(this, slots, wc, receive, received ? request : null,
+        // a message's bytes stay in its receive slot (the wire left them there) until the delivery is through; the
+        // completion is its delivery's done too (one object per completion delivered)
+        delivering.incrementAndGet();
+        InboundCompletion completion = new InboundCompletion(this, completions, wc, receive, received ? request : null,
             received && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM ? wc.byteLength() : 0, sequence);
-        Through through = started(afterCompletion, received ? completion : null);
         try {
-            deliveries.deliver(completion, through);
+            deliveries.deliver(completion, completion);
         } catch (RuntimeException | Error e) {
-            through.run(); // it is through all the same: its receive is posted again (or its slot freed)
+            completion.run(); // it is through all the same: its receive is posted again (or its slot freed)
             throw e;
         }
-        returned(through);
+        returned(completion);
     }
 
     /** Delivers {@code event}, then runs {@code after}. */
     private void delivering(InboundEvent event, Runnable after) {
-        Through through = started(after, null);
+        delivering.incrementAndGet();
+        Through through = new Through() {
+            @Override
+            void over(boolean wasHeld) {
+                through(wasHeld, after, null);
+            }
+        };
         try {
             deliveries.deliver(event, through);
         } catch (RuntimeException | Error e) {
@@ -315,22 +318,33 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     }
 
     /**
-     * A delivery starts: its {@code done}, which runs once, when it is through: {@link #repostReceive} for
-     * {@code received}, else {@code after}. While it is not (running, or held by a paused endpoint) the connection
-     * does not count as idle.
-     */
-    private Through started(Runnable after, InboundCompletion received) {
-        delivering.incrementAndGet();
-        return new Through(after, received);
-    }
-
-    /**
      * The delivery call returned: a delivery not yet through is held by a paused endpoint, and keeps the slot (see
      * {@link #releaseSlotIfDone()}) until it is through.
      */
     private void returned(Through through) {
-        if (through.compareAndSet(RUNNING, HELD)) {
+        if (through.returned()) {
             held.incrementAndGet();
+        }
+    }
+
+    /**
+     * A delivery is through, once: {@link #repostReceive} for {@code received}, else {@code after}. While it was not
+     * (running, or held by a paused endpoint) the connection did not count as idle.
+     */
+    private void through(boolean wasHeld, Runnable after, InboundCompletion received) {
+        if (wasHeld) {
+            held.decrementAndGet();
+        }
+        delivering.decrementAndGet();
+        lastActivity = clock.getAsLong();
+        try {
+            if (received != null) {
+                repostReceive(received);
+            } else {
+                after.run();
+            }
+        } finally {
+            releaseSlotIfDone();
         }
     }
 
@@ -358,38 +372,16 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         destroyIfOver();
     }
 
-    /** A delivery's {@code done}, and its phase (RUNNING, HELD, THROUGH): one object per delivery. */
-    private final class Through extends AtomicInteger implements Runnable {
-        private final Runnable after;
-        // a received message or immediate: its receive is posted again once through; null: after runs
-        private final InboundCompletion received;
-
-        Through(Runnable after, InboundCompletion received) {
-            super(RUNNING);
-            this.after = after;
-            this.received = received;
+    /** Where a delivered completion's message is read, and what its delivery's end does: made once. */
+    private final class Completions implements InboundCompletion.Owner {
+        @Override
+        public void read(WorkRequest receive, byte[] destination, int offset, int length) {
+            wire.readReceived(receive, destination, offset, length);
         }
 
         @Override
-        public void run() {
-            int was = getAndSet(THROUGH);
-            if (was == THROUGH) {
-                return;
-            }
-            if (was == HELD) {
-                held.decrementAndGet();
-            }
-            delivering.decrementAndGet();
-            lastActivity = clock.getAsLong();
-            try {
-                if (received != null) {
-                    repostReceive(received);
-                } else {
-                    after.run();
-                }
-            } finally {
-                releaseSlotIfDone();
-            }
+        public void through(InboundCompletion completion, boolean wasHeld) {
+            AcceptedConnection.this.through(wasHeld, afterCompletion, completion.message() != null ? completion : null);
         }
     }
 

@@ -11,17 +11,20 @@ import org.rdmaconnector.connector.WorkRequest;
  * there, and the slot is posted again only once the delivery is through ({@link #delivered()}). From then on the
  * completion answers from a copy of its own, made then unless a listener took the bytes with {@code copyData}
  * during the delivery (a listener that copies every message into an array of its own allocates nothing for it).
+ * It is its delivery's {@code done} too ({@link Through}): the connector's, run when every endpoint is through.
  */
-final class InboundCompletion implements MessageCompletion {
-    /** Reads a received message's bytes where they are while it is delivered (the connection's wire). */
-    @FunctionalInterface
-    interface Slots {
+final class InboundCompletion extends Through implements MessageCompletion {
+    /** Its connection's side: where a received message's bytes are read, and what the delivery's end does. */
+    interface Owner {
         /** Copies {@code length} bytes of {@code receive}'s message to {@code destination} at {@code offset}. */
         void read(WorkRequest receive, byte[] destination, int offset, int length);
+
+        /** The delivery of {@code completion} is through (once); {@code wasHeld} as {@link Through#over} says. */
+        void through(InboundCompletion completion, boolean wasHeld);
     }
 
     private final InboundConnection connection;
-    private final Slots slots;
+    private final Owner owner;
     private final WorkCompletion workCompletion;
     private final boolean receive;
     // the receive that took the message (or the peer's immediate data), posted again once through; null: none
@@ -37,10 +40,10 @@ final class InboundCompletion implements MessageCompletion {
      * @param message the receive that succeeded, whose slot holds the {@code length} bytes received (0 for the
      *     peer's RDMA WRITE with immediate data); null for a send, write or read, or a failure
      */
-    InboundCompletion(InboundConnection connection, Slots slots, WorkCompletion workCompletion, boolean receive,
+    InboundCompletion(InboundConnection connection, Owner owner, WorkCompletion workCompletion, boolean receive,
                       WorkRequest message, int length, long sequence) {
         this.connection = connection;
-        this.slots = slots;
+        this.owner = owner;
         this.workCompletion = workCompletion;
         this.receive = receive;
         this.message = message;
@@ -104,7 +107,7 @@ final class InboundCompletion implements MessageCompletion {
                 System.arraycopy(kept, 0, destination, offset, length);
             } else {
                 requireBytes();
-                slots.read(message, destination, offset, length);
+                owner.read(message, destination, offset, length);
                 taken = true;
             }
         }
@@ -130,9 +133,14 @@ final class InboundCompletion implements MessageCompletion {
         }
     }
 
+    @Override
+    void over(boolean wasHeld) {
+        owner.through(this, wasHeld);
+    }
+
     private byte[] read() {
         byte[] bytes = new byte[length];
-        slots.read(message, bytes, 0, length);
+        owner.read(message, bytes, 0, length);
         return bytes;
     }
 

@@ -8,14 +8,17 @@ import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.engine.Registration;
 
 /**
- * The connector's {@link WorkRequest}: made when a request is posted, completed or failed once by the connector. Its
+ * The connector's {@link WorkRequest}: made when a request is posted, completed or failed once by the connector (a
+ * listener's receive posted again into its slot is the same object, started afresh: {@link #reposted}). Its
  * {@link Completion} is made when someone first asks for it (or waits): most requests (a listener's receives posted
  * again, its replies) are never waited on, and a completion's lock would be allocated for each. A thread that
  * awaits it reads its CQ itself first, for up to the engine's busy-poll budget, where the loop only completes requests
  * (a channel set's): the completion then needs no hand-off from the loop to the waiting thread.
  */
 final class PostedRequest implements WorkRequest {
-    private final long wrId;
+    // set again only when a listener's receive is posted again into its slot (reposted): read by the threads the
+    // request is handed to through the posted table's lock, or the engine's hand-off
+    private long wrId;
     private final Kind kind;
     // the registration of its CQ, which an awaiting thread polls first (Registration.pollUntil); null: none
     private final Registration completions;
@@ -150,6 +153,24 @@ final class PostedRequest implements WorkRequest {
             throw f;
         }
         return result();
+    }
+
+    /**
+     * For a receive of the connector's own, done and posted again into its slot as request {@code wrId}: the same
+     * object starts afresh, unless someone asked for its {@link #completion()} (who may still wait on it; then a new
+     * request is needed). A listener's receive is never handed out: its delivered completion names it internally only.
+     *
+     * @return whether it starts afresh as {@code wrId}
+     */
+    synchronized boolean reposted(long wrId) {
+        if (result == null || completion != null) {
+            return false;
+        }
+        this.wrId = wrId;
+        data = null;
+        failure = null;
+        result = null;
+        return true;
     }
 
     /** Records the result (and received bytes) and completes, once. */

@@ -340,15 +340,18 @@ final class RcConnection {
      */
     private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster) {
         if (kind == WorkRequest.Kind.RECEIVE) {
-            return post(kind, slot, true, poster, NEXT_WR_ID.incrementAndGet());
+            return post(kind, slot, true, poster, NEXT_WR_ID.incrementAndGet(), null);
         }
         synchronized (sendQueueOrder) {
-            return post(kind, slot, signaling.signals(signaled), poster, NEXT_WR_ID.incrementAndGet());
+            return post(kind, slot, signaling.signals(signaled), poster, NEXT_WR_ID.incrementAndGet(), null);
         }
     }
 
-    private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster, long wrId) {
-        PostedRequest request = new PostedRequest(wrId, kind, completions, slot, signaled);
+    /** Posts request {@code wrId}: {@code done}, a request of the same kind and slot, again if it can be, else anew. */
+    private WorkRequest post(WorkRequest.Kind kind, int slot, boolean signaled, Poster poster, long wrId,
+                             PostedRequest done) {
+        PostedRequest request = done != null && done.reposted(wrId) ? done
+            : new PostedRequest(wrId, kind, completions, slot, signaled);
         boolean sendQueue = kind != WorkRequest.Kind.RECEIVE;
         posted.put(wrId, request);
         // recorded before the post: its completion, or one covering it, may come at once
@@ -449,8 +452,9 @@ final class RcConnection {
     }
 
     /**
-     * Posts a staged receive again: into the slot lent to {@code receive}, or into a free one when none is (its
-     * completion held no message).
+     * Posts a staged receive again: into the slot lent to {@code receive}, as the same request object started
+     * afresh ({@link PostedRequest#reposted}), or into a free one when none is (its completion held no message).
+     * For a listener's receives only, which are never handed out.
      */
     WorkRequest receiveAgain(WorkRequest receive) {
         int slot;
@@ -466,7 +470,9 @@ final class RcConnection {
         if (slot < 0) {
             return receiveStaged();
         }
-        return post(WorkRequest.Kind.RECEIVE, slot, true, slotPosters[slot]);
+        // the same request, as a new one: a listener's receive (never handed out) reposted allocates nothing
+        return post(WorkRequest.Kind.RECEIVE, slot, true, slotPosters[slot], NEXT_WR_ID.incrementAndGet(),
+            (PostedRequest) receive);
     }
 
     /** Frees the slot lent to {@code receive}, without posting it (the connection is ending); else nothing. */

@@ -2,13 +2,16 @@ package org.rdmaconnector.connector.spi;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.WcOpcode;
@@ -24,10 +27,19 @@ class InboundCompletionTest {
     private static final byte[] MESSAGE = "hello".getBytes(StandardCharsets.UTF_8);
     private static final WorkRequest RECEIVE = new PostedRequest(1, WorkRequest.Kind.RECEIVE);
 
-    /** A receive slot: it holds the message until it is reused, and counts the reads. */
-    private static final class Slot implements InboundCompletion.Slots {
+    /**
+     * A receive slot: it holds the message until it is reused, and counts the reads; and the connection's side of
+     * the delivery's end, which keeps what it is told.
+     */
+    private static final class Slot implements InboundCompletion.Owner {
         final byte[] bytes = MESSAGE.clone();
         int reads;
+        final List<String> through = new ArrayList<>();
+
+        @Override
+        public void through(InboundCompletion completion, boolean wasHeld) {
+            through.add(completion.sequence() + (wasHeld ? " held" : " not held"));
+        }
 
         @Override
         public void read(WorkRequest receive, byte[] destination, int offset, int length) {
@@ -133,5 +145,18 @@ class InboundCompletionTest {
             + "taken with copyData during its delivery"), e.getMessage());
         assertThrows(IllegalStateException.class, () -> completion.copyData(own, 0));
         assertEquals(5, completion.dataLength(), "its length is still known");
+    }
+
+    @Test
+    void itIsItsDeliverysDoneWhichEndsOnceAndSaysWhetherItWasHeld() {
+        InboundCompletion returnedFirst = received();
+        assertTrue(returnedFirst.returned(), "its delivery call returned before it was through: held");
+        returnedFirst.run();
+        returnedFirst.run();
+        InboundCompletion throughFirst = received();
+        throughFirst.run();
+        assertFalse(throughFirst.returned(), "through before its delivery call returned: never held");
+        throughFirst.run();
+        assertEquals(List.of("1 held", "1 not held"), slot.through, "each ends once");
     }
 }

@@ -103,4 +103,26 @@ class PostedRequestTest {
         assertTrue(waiter.get(20, TimeUnit.SECONDS).isSuccess(), "the waiter woke");
         assertFalse(askedBefore.completion().tryWaitForCompletion(), "its one event was consumed");
     }
+
+    @Test
+    void aDoneReceiveNobodyAwaitsIsPostedAgainAsANewRequestAndEndsOnceMore() {
+        PostedRequest receive = new PostedRequest(1, WorkRequest.Kind.RECEIVE);
+        assertFalse(receive.reposted(2), "not done: still posted as request 1");
+        assertTrue(receive.complete(completion(1, Layout.IBV_WC_SUCCESS), new byte[] {1}));
+        assertTrue(receive.reposted(2));
+        assertEquals(2, receive.wrId());
+        assertFalse(receive.isDone());
+        assertNull(receive.result());
+        assertNull(receive.data(), "nothing of its last message");
+        assertTrue(receive.complete(completion(2, Layout.IBV_WC_WR_FLUSH_ERR), null));
+        assertFalse(receive.complete(completion(2, Layout.IBV_WC_SUCCESS), null), "once, as request 2");
+        assertEquals(Layout.IBV_WC_WR_FLUSH_ERR, receive.result().status());
+
+        PostedRequest awaited = new PostedRequest(3, WorkRequest.Kind.RECEIVE);
+        awaited.completion();
+        assertTrue(awaited.complete(completion(3, Layout.IBV_WC_SUCCESS), null));
+        assertFalse(awaited.reposted(4), "someone may wait on its completion: a new request is needed");
+        assertEquals(3, awaited.wrId());
+        assertTrue(awaited.isDone());
+    }
 }

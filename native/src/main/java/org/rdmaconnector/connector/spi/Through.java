@@ -1,0 +1,43 @@
+package org.rdmaconnector.connector.spi;
+
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+/**
+ * A delivery's {@code done} (what {@link Deliveries} runs once every endpoint given it is through with it), and its
+ * phase: running while the delivery call runs, held once that call has returned before the delivery was through (a
+ * paused endpoint holds it), through. A completion's delivery is its {@link InboundCompletion} itself: one object per
+ * delivery, none more.
+ */
+abstract class Through implements Runnable {
+    private static final int RUNNING = 0;
+    private static final int HELD = 1;
+    private static final int THROUGH = 2;
+    private static final AtomicIntegerFieldUpdater<Through> PHASE =
+        AtomicIntegerFieldUpdater.newUpdater(Through.class, "phase");
+    private volatile int phase = RUNNING;
+
+    /**
+     * The delivery call returned.
+     *
+     * @return whether the delivery is not through yet: it is held from now on, until {@link #run()}
+     */
+    final boolean returned() {
+        return PHASE.compareAndSet(this, RUNNING, HELD);
+    }
+
+    /** The delivery is through: {@link #over} runs, once, whoever calls this and however often. */
+    @Override
+    public final void run() {
+        int was = PHASE.getAndSet(this, THROUGH);
+        if (was != THROUGH) {
+            over(was == HELD);
+        }
+    }
+
+    /**
+     * What the delivery's end does, run once.
+     *
+     * @param wasHeld whether it was held: its delivery call had returned before it was through
+     */
+    abstract void over(boolean wasHeld);
+}
