@@ -22,9 +22,12 @@
 # ping-pong prints the time per verbs call), VM_BUSY_POLL_MICROS (the VM-scaled budget, default 2000: a round trip
 # in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_WARMUP (untimed messages per layered
 # run, default 20000) and LAYERED_COUNT (messages per layered run, the untimed included; default LAYERED_WARMUP +
-# 3000). The warm-ups are long because under qemu's TCG the JIT compilers take much of the two emulated CPUs for tens
-# of seconds: a timed part they still run in measures them (BENCHMARKS.md, "The JIT in the timed part"); each Java
-# side prints how long its compilers worked in the timed part.
+# 3000), PIN (default 1: every server runs on vCPU 0 and every client on vCPU 1, C and Java alike; 0 lets the guest
+# place them. Two spinning sides on one vCPU wait for each other's time slice: BENCHMARKS.md, "Where the stall tail
+# comes from". The CM loop, one process, and WildFly's runs stay unpinned). The warm-ups are long because under
+# qemu's TCG the JIT compilers take much of the two emulated CPUs for tens of seconds: a timed part they still run
+# in measures them (BENCHMARKS.md, "The JIT in the timed part"); each Java side prints how long its compilers worked
+# in the timed part.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
@@ -36,6 +39,11 @@ vm_busy_poll=${VM_BUSY_POLL_MICROS:-2000}
 layered_warmup=${LAYERED_WARMUP:-20000}
 layered_count=${LAYERED_COUNT:-$((layered_warmup + 3000))}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
+# where the two sides run: taskset prefixes (none with PIN=0)
+on_server="" on_client=""
+if [[ ${PIN:-1} == 1 ]]; then
+    on_server="taskset -c 0" on_client="taskset -c 1"
+fi
 [[ -n ${PROFILE:-} ]] && jvm_flags="$jvm_flags -Drcpingpong.profile=true"
 
 cd "$root"
@@ -68,14 +76,15 @@ cat >"$share/payload.sh" <<PAYLOAD
 set -u
 cd "$share"
 # each JVM bounded: a client whose server died waits in ibv_get_cq_event for ever (RC has no keepalive)
-jvm() { timeout 300 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
+# (pin="taskset ..." jvm ...: on that vCPU)
+jvm() { \${pin:-} timeout 300 "$java" $jvm_flags -cp "$root/bench/target/benchmarks.jar" "\$@"; }
 # layer (c)'s server: an embedded Felix with the build's bundles (it/felix's test classes)
-felix_jvm() { timeout 400 "$java" $jvm_flags -cp "$root/it/felix/target/test-classes:$felix_jar" "\$@"; }
+felix_jvm() { \${pin:-} timeout 400 "$java" $jvm_flags -cp "$root/it/felix/target/test-classes:$felix_jar" "\$@"; }
 echo "== C ping-pong"
-timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 > c-server.txt 2>&1 &
+$on_server timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 > c-server.txt 2>&1 &
 for i in \$(seq 100); do ss -ltn | grep -q ':18515 ' && break; sleep 0.1; done # the server's TCP exchange listens
 TIMEFORMAT='%U %S'
-{ time timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 10.0.0.1 > c-client.txt 2>&1 ; } \
+{ time $on_client timeout 120 ibv_rc_pingpong -d rxe0 -g 1 -e -s $size -n $iters -p 18515 10.0.0.1 > c-client.txt 2>&1 ; } \
     2> c-client-cpu.txt
 wait
 # the Java client and server, in the C tool's loop (no flag) or the engine's (-Drcpingpong.busyPollMicros=N)
@@ -84,9 +93,9 @@ wait
 java_pp() {
     local name=\$1 port=\$2 try; shift 2
     for try in 1 2; do
-        jvm "\$@" org.rdmaconnector.bench.RcPingPong server \$port $size $iters $warmup_iters > java-\$name-server.txt 2>&1 &
+        pin="$on_server" jvm "\$@" org.rdmaconnector.bench.RcPingPong server \$port $size $iters $warmup_iters > java-\$name-server.txt 2>&1 &
         sleep 4
-        jvm "\$@" org.rdmaconnector.bench.RcPingPong client 10.0.0.1 \$port $size $iters $warmup_iters > java-\$name-client.txt 2>&1
+        pin="$on_client" jvm "\$@" org.rdmaconnector.bench.RcPingPong client 10.0.0.1 \$port $size $iters $warmup_iters > java-\$name-client.txt 2>&1
         wait
         grep -q usec/iter java-\$name-client.txt && return
         echo "   \$name: no result (try \$try); server: \$(grep -m1 -E 'SIG|Exception' java-\$name-server.txt)"
@@ -110,13 +119,13 @@ layered() {
     fi
     for try in 1 2; do
         if [[ \$layer == felix ]]; then
-            felix_jvm org.rdmaconnector.it.felix.FelixEchoServer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
+            pin="$on_server" felix_jvm org.rdmaconnector.it.felix.FelixEchoServer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
             for i in \$(seq 600); do grep -q '^listening' layered-\$name-server.txt && break; sleep 0.1; done
         else
-            jvm \$budget org.rdmaconnector.bench.LayeredEcho server \$layer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
+            pin="$on_server" jvm \$budget org.rdmaconnector.bench.LayeredEcho server \$layer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
             sleep 4
         fi
-        jvm \$budget org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
+        pin="$on_client" jvm \$budget org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
         wait
         grep -q '^result' layered-\$name-client.txt && return
         echo "   layered \$name: no result (try \$try); server: \$(grep -m1 -E 'SIG|Exception' layered-\$name-server.txt)"
@@ -259,5 +268,5 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v cm="$cm_rounds" -v s="$size" -v n="$iters" -
     }
 }'
 # one-sided operations and 64 outstanding sends against perftest, in a boot of their own (bench/vm-perftest.sh)
-SKIP_BUILD=1 "$root/bench/vm-perftest.sh" "$size" "$iters" 64 || failed=1
+PIN=${PIN:-1} SKIP_BUILD=1 "$root/bench/vm-perftest.sh" "$size" "$iters" 64 || failed=1
 exit $failed

@@ -14,7 +14,8 @@
 # budgets, each run in turn in the same boot; also how long a thread awaiting a request polls the CQ itself; default
 # "50 2000": the engine's default, and the VM-scaled budget of vm-bench.sh), BASELINE_JAR (the benchmarks.jar of
 # another build, e.g. an earlier commit's: its Java side runs too, at the first budget, in the same boot, as "base"),
-# TESTS (which of read_lat write_lat write_bw send_bw to run, default all; read_post runs with read_lat).
+# TESTS (which of read_lat write_lat write_bw send_bw to run, default all; read_post runs with read_lat), PIN (default
+# 1: every server on vCPU 0 and every client on vCPU 1, C and Java alike; 0 lets the guest place them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
@@ -23,6 +24,11 @@ window=${3:-64}
 warmup=${WARMUP_ITERS:-60000}
 repeats=${REPEATS:-3}
 jvm_flags=${JVM_FLAGS:--Xmx256m -XX:+UseSerialGC}
+# where the two sides run: taskset prefixes (none with PIN=0)
+on_server="" on_client=""
+if [[ ${PIN:-1} == 1 ]]; then
+    on_server="taskset -c 0" on_client="taskset -c 1"
+fi
 signal_every=${SIGNAL_EVERY:-16}
 busy_polls=${BUSY_POLL_MICROS:-50 2000}
 tests=${TESTS:-read_lat write_lat write_bw send_bw}
@@ -55,31 +61,31 @@ cat >"$share/payload.sh" <<PAYLOAD
 set -u
 cd "$share"
 # each process bounded: an RC client whose server died waits for ever
-jvm() { local jar=\$1; shift; timeout 300 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "\$jar" "\$@"; }
+jvm() { local jar=\$1; shift; \${pin:-} timeout 300 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "\$jar" "\$@"; }
 port=19000
 # perftest: server, then the client once the server's TCP exchange listens
 c_run() {
     local name=\$1 tool=\$2; shift 2
     port=\$((port + 1))
-    timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" > c-\$name-server.txt 2>&1 &
+    $on_server timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" > c-\$name-server.txt 2>&1 &
     for i in \$(seq 300); do ss -ltn | grep -q ":\$port " && break; sleep 0.1; done
-    timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" 10.0.0.1 > c-\$name-client.txt 2>&1
+    $on_client timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" 10.0.0.1 > c-\$name-client.txt 2>&1
     wait
 }
 # read_post.c, then RawRead: the server, then the client once the server said it listens; the JVM tried twice
 post_run() {
     local r=\$1 try
     port=\$((port + 1))
-    timeout 120 ./read_post server 10.0.0.1 \$port $size $iters $warmup > c-read_post-\$r-server.txt 2>&1 &
+    $on_server timeout 120 ./read_post server 10.0.0.1 \$port $size $iters $warmup > c-read_post-\$r-server.txt 2>&1 &
     for i in \$(seq 300); do grep -q '^ready' c-read_post-\$r-server.txt && break; sleep 0.1; done
-    timeout 120 ./read_post client 10.0.0.1 \$port $size $iters $warmup > c-read_post-\$r-client.txt 2>&1
+    $on_client timeout 120 ./read_post client 10.0.0.1 \$port $size $iters $warmup > c-read_post-\$r-client.txt 2>&1
     wait
     for try in 1 2; do
         port=\$((port + 1))
-        jvm $root/bench/target/benchmarks.jar org.rdmaconnector.bench.RawRead server 10.0.0.1 \$port $size \
+        pin="$on_server" jvm $root/bench/target/benchmarks.jar org.rdmaconnector.bench.RawRead server 10.0.0.1 \$port $size \
             $iters $warmup > java-read_post-\$r-server.txt 2>&1 &
         for i in \$(seq 600); do grep -q '^ready' java-read_post-\$r-server.txt && break; sleep 0.1; done
-        jvm $root/bench/target/benchmarks.jar org.rdmaconnector.bench.RawRead client 10.0.0.1 \$port $size \
+        pin="$on_client" jvm $root/bench/target/benchmarks.jar org.rdmaconnector.bench.RawRead client 10.0.0.1 \$port $size \
             $iters $warmup > java-read_post-\$r-client.txt 2>&1
         grep -q 'read_post:' java-read_post-\$r-client.txt || kill %1 2>/dev/null
         wait
@@ -93,10 +99,10 @@ java_run() {
     local name=\$1 test=\$2 budget=\$3 jar=\$4 try
     for try in 1 2; do
         port=\$((port + 1))
-        jvm \$jar -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest server \$port $size \
+        pin="$on_server" jvm \$jar -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest server \$port $size \
             > java-\$name-server.txt 2>&1 &
         for i in \$(seq 600); do grep -q '^listening' java-\$name-server.txt && break; sleep 0.1; done
-        jvm \$jar -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest client 10.0.0.1 \$port \$test \
+        pin="$on_client" jvm \$jar -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest client 10.0.0.1 \$port \$test \
             $size $iters $warmup $window \
             > java-\$name-client.txt 2>&1
         wait
