@@ -73,8 +73,18 @@ final class DeviceQueueSet implements AutoCloseable {
             demand.completionVector()));
         EventSource<PostedRequest> polled = new PolledCompletions(Sources.completions(channel));
         this.completions = opened.push(maxInFlight > 0
-            ? engine.register(polled, p -> ((Route) p.deliveredBy()).route.delivered(p.result(), p), maxInFlight)
-            : engine.registerOnLoop(polled, p -> { }));
+            ? engine.register(polled, DeviceQueueSet::deliver, maxInFlight)
+            : engine.registerOnLoop(polled, p -> p.deliveredBy(null))); // completed as polled: nothing to deliver
+    }
+
+    /**
+     * On a delivery thread: hands the completion of {@code p} to its route. {@code p} holds its route only until then
+     * (the engine has taken its order key): a request the application keeps keeps no connection's objects reachable.
+     */
+    private static void deliver(PostedRequest p) {
+        Route route = (Route) p.deliveredBy();
+        p.deliveredBy(null);
+        route.route.delivered(p.result(), p);
     }
 
     /**

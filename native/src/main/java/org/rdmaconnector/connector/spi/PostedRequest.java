@@ -30,7 +30,7 @@ final class PostedRequest implements WorkRequest {
     private volatile byte[] data;
     private volatile RdmaException failure;
     // the order key its completion is delivered under (its queue pair's route), set by the thread that polls it and
-    // read by the delivery thread the engine hands it to (the hand-off orders the two)
+    // read by the delivery thread the engine hands it to (the hand-off orders the two), which clears it
     private Object deliveredBy;
 
     /** A request posted with {@code wrId}, awaited by parking alone. */
@@ -63,7 +63,7 @@ final class PostedRequest implements WorkRequest {
         this.deliveredBy = key;
     }
 
-    /** The order key its completion is delivered under, or null before it is polled. */
+    /** The order key its completion is delivered under, or null before it is polled and once it is delivered. */
     Object deliveredBy() {
         return deliveredBy;
     }
