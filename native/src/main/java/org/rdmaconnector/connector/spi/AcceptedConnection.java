@@ -62,7 +62,7 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      */
     static final Duration ANSWER_WAIT = Duration.ofSeconds(20);
     private static final Runnable NOTHING = () -> { };
-    // what runs after a completion's delivery, and where a received message's bytes are read: made once
+    // what runs after a completion's delivery, and the completions' side of the connection (Completions): made once
     private final Runnable afterCompletion = this::destroyIfOver;
     private final InboundCompletion.Owner completions = new Completions();
 

@@ -85,7 +85,7 @@ public final class Activation implements AutoCloseable {
     }
 
     /** An event (or completion) to deliver, and what its connection does once it is delivered. */
-    private record Pending(ConnectionEvent event, MessageCompletion completion, Runnable done) {
+    private record Pending(ConnectionEvent event, MessageCompletion completion, Deliveries.Done done) {
         Object what() {
             return event != null ? event : completion;
         }
@@ -183,17 +183,18 @@ public final class Activation implements AutoCloseable {
     }
 
     /** Delivers {@code event} now, or holds it while paused; {@code done} runs once it is delivered or given up. */
-    void deliver(ConnectionEvent event, Runnable done) {
+    void deliver(ConnectionEvent event, Deliveries.Done done) {
         offer(event, null, done, event.connection());
     }
 
     /** Delivers {@code completion} now, or holds it while paused; {@code done} runs once delivered or given up. */
-    void deliver(MessageCompletion completion, Runnable done) {
+    void deliver(MessageCompletion completion, Deliveries.Done done) {
         offer(null, completion, done, completion.connection());
     }
 
     // an event or a completion: held (a Pending) only when it must wait, so a delivery made now costs no object here
-    private void offer(ConnectionEvent event, MessageCompletion completion, Runnable done, Object connection) {
+    private void offer(ConnectionEvent event, MessageCompletion completion, Deliveries.Done done,
+                       Object connection) {
         Object key = connection == null ? Held.class : connection;
         synchronized (held) {
             Held queue = held.get(key);
@@ -210,7 +211,7 @@ public final class Activation implements AutoCloseable {
         deliverNow(event, completion, done);
     }
 
-    private void deliverNow(ConnectionEvent event, MessageCompletion completion, Runnable done) {
+    private void deliverNow(ConnectionEvent event, MessageCompletion completion, Deliveries.Done done) {
         try {
             deliverToEndpoint(event, completion);
         } finally {

@@ -11,7 +11,8 @@ import org.rdmaconnector.connector.WorkRequest;
  * there, and the slot is posted again only once the delivery is through ({@link #delivered()}). From then on the
  * completion answers from a copy of its own, made then unless a listener took the bytes with {@code copyData}
  * during the delivery (a listener that copies every message into an array of its own allocates nothing for it).
- * It is its delivery's {@code done} too ({@link Through}): the connector's, run when every endpoint is through.
+ * It is its delivery's {@link Deliveries.Done} too ({@link Through}): the connector's, run when every endpoint is
+ * through, and no {@link Runnable} a listener could run.
  */
 final class InboundCompletion extends Through implements MessageCompletion {
     /** Its connection's side: where a received message's bytes are read, and what the delivery's end does. */

@@ -454,7 +454,7 @@ final class Listener implements Deliveries {
     // ------------------------------------------------------------------ Deliveries
 
     @Override
-    public void deliver(ConnectionEvent event, Runnable done) {
+    public void deliver(ConnectionEvent event, Done done) {
         Countdown countdown = new Countdown(done);
         for (Activation activation : activations) {
             if (activation.receivesCmEvents()) {
@@ -466,7 +466,7 @@ final class Listener implements Deliveries {
     }
 
     @Override
-    public void deliver(MessageCompletion completion, Runnable done) {
+    public void deliver(MessageCompletion completion, Done done) {
         Activation[] all = activations;
         Activation only = null;
         int receivers = 0;
@@ -498,9 +498,9 @@ final class Listener implements Deliveries {
     /** Runs its task when every activation that was given an event is through with it (one count for the giver). */
     private static final class Countdown {
         private final AtomicInteger left = new AtomicInteger(1);
-        private final Runnable done;
+        private final Done done;
 
-        Countdown(Runnable done) {
+        Countdown(Done done) {
             this.done = done;
         }
 

@@ -3,12 +3,12 @@ package org.rdmaconnector.connector.spi;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
- * A delivery's {@code done} (what {@link Deliveries} runs once every endpoint given it is through with it), and its
+ * A delivery's {@link Deliveries.Done} (run once every endpoint given it is through with it), and its
  * phase: running while the delivery call runs, held once that call has returned before the delivery was through (a
  * paused endpoint holds it), through. A completion's delivery is its {@link InboundCompletion} itself: one object per
  * delivery, none more.
  */
-abstract class Through implements Runnable {
+abstract class Through implements Deliveries.Done {
     private static final int RUNNING = 0;
     private static final int HELD = 1;
     private static final int THROUGH = 2;

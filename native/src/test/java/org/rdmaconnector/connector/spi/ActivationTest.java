@@ -26,7 +26,7 @@ import org.rdmaconnector.connector.WorkCompletion;
  */
 @Timeout(30)
 class ActivationTest {
-    private static final Runnable NOTHING = () -> { };
+    private static final Deliveries.Done NOTHING = () -> { };
     private static final ListenerSettings SETTINGS = ListenerSettings.of("10.0.0.1", 7471, null, null, null, null,
         null, 2);
 

@@ -158,5 +158,7 @@ class InboundCompletionTest {
         assertFalse(throughFirst.returned(), "through before its delivery call returned: never held");
         throughFirst.run();
         assertEquals(List.of("1 held", "1 not held"), slot.through, "each ends once");
+        Object given = returnedFirst; // what a listener is given
+        assertFalse(given instanceof Runnable, "a listener cannot end its delivery");
     }
 }

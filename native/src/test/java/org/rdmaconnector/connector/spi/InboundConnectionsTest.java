@@ -648,7 +648,7 @@ class InboundConnectionsTest {
         final List<Runnable> held = new CopyOnWriteArrayList<>();
 
         @Override
-        public void deliver(ConnectionEvent event, Runnable done) {
+        public void deliver(ConnectionEvent event, Done done) {
             last = event.connection();
             lastStatus = event.status();
             if (take(() -> {
@@ -661,7 +661,7 @@ class InboundConnectionsTest {
         }
 
         @Override
-        public void deliver(MessageCompletion completion, Runnable done) {
+        public void deliver(MessageCompletion completion, Done done) {
             last = completion.connection();
             if (take(() -> {
                 onCompletion.accept(completion);
@@ -673,7 +673,7 @@ class InboundConnectionsTest {
         }
 
         /** Delivers now (true), or holds the delivery and its done (false). */
-        private boolean take(Runnable delivery, Runnable done) {
+        private boolean take(Runnable delivery, Done done) {
             if (holding) {
                 held.add(() -> {
                     delivery.run();
