@@ -286,42 +286,40 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
         long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
         boolean received = receive && wc.isSuccess(); // a message, or the peer's RDMA WRITE with immediate data
         // a message's bytes stay in its receive slot (the wire left them there) until the delivery is through; the
-        // completion is its delivery's done too (one object per completion delivered)
-        delivering.incrementAndGet();
+        // completion is its delivery's Through too (one object per completion delivered)
         InboundCompletion completion = new InboundCompletion(this, completions, wc, receive, received ? request : null,
             received && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM ? wc.byteLength() : 0, sequence);
-        try {
-            deliveries.deliver(completion, completion);
-        } catch (RuntimeException | Error e) {
-            completion.run(); // it is through all the same: its receive is posted again (or its slot freed)
-            throw e;
-        }
-        returned(completion);
+        handOver(null, completion, completion);
     }
 
     /** Delivers {@code event}, then runs {@code after}. */
     private void delivering(InboundEvent event, Runnable after) {
-        delivering.incrementAndGet();
-        Through through = new Through() {
+        handOver(event, null, new Through() {
             @Override
             void over(boolean wasHeld) {
                 through(wasHeld, after, null);
             }
-        };
+        });
+    }
+
+    /**
+     * Hands {@code event} or {@code completion} to the deliveries, {@code through} telling when it is through. A
+     * delivery call that throws ends the delivery all the same (a received message's receive is posted again, or its
+     * slot freed). One that returns before the delivery is through leaves it held by a paused endpoint, which keeps
+     * the connection's slot (see {@link #releaseSlotIfDone()}) until it is through.
+     */
+    private void handOver(InboundEvent event, InboundCompletion completion, Through through) {
+        delivering.incrementAndGet();
         try {
-            deliveries.deliver(event, through);
+            if (event != null) {
+                deliveries.deliver(event, through);
+            } else {
+                deliveries.deliver(completion, through);
+            }
         } catch (RuntimeException | Error e) {
             through.run();
             throw e;
         }
-        returned(through);
-    }
-
-    /**
-     * The delivery call returned: a delivery not yet through is held by a paused endpoint, and keeps the slot (see
-     * {@link #releaseSlotIfDone()}) until it is through.
-     */
-    private void returned(Through through) {
         if (through.returned()) {
             held.incrementAndGet();
         }
