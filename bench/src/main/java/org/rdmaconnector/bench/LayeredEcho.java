@@ -1,8 +1,10 @@
 package org.rdmaconnector.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -11,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import jdk.jfr.Recording;
 import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.RdmaEndpoint;
 import org.rdmaconnector.connector.WorkRequest;
@@ -177,13 +180,19 @@ public final class LayeredEcho {
             (double) bytes / messages));
     }
 
-    /** Counts echoed messages on the server and the bytes allocated over the timed ones. */
+    /**
+     * Counts echoed messages on the server and the bytes allocated over the timed ones. With
+     * {@code -Dlayered.jfr=FILE}, JFR samples the allocations of the timed part alone (every sample, no throttle),
+     * written to {@code FILE} at its end: {@code jfr view allocation-by-class FILE} shows what the path allocates.
+     */
     private static final class ServerCount {
+        private static final String JFR_FILE = System.getProperty("layered.jfr");
         private final int count;
         private final int warmup;
         private final AtomicLong echoed = new AtomicLong();
         private final CountDownLatch done = new CountDownLatch(1);
         private volatile Map<Long, Long> startBytes;
+        private volatile Recording recording;
 
         ServerCount(int count, int warmup) {
             this.count = count;
@@ -193,9 +202,24 @@ public final class LayeredEcho {
         void echoed() {
             long n = echoed.incrementAndGet();
             if (n == warmup) {
+                if (JFR_FILE != null) {
+                    Recording r = new Recording();
+                    r.enable("jdk.ObjectAllocationSample").with("throttle", "off").withStackTrace();
+                    r.start();
+                    recording = r;
+                }
                 startBytes = allocatedBytes();
             } else if (n == count) {
                 printAllocation(startBytes, count - warmup);
+                Recording r = recording;
+                if (r != null) {
+                    try (r) {
+                        r.stop();
+                        r.dump(Path.of(JFR_FILE));
+                    } catch (IOException e) {
+                        System.out.println("cannot write " + JFR_FILE + ": " + e);
+                    }
+                }
                 done.countDown();
             }
         }
