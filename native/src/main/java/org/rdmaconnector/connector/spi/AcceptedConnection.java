@@ -320,8 +320,11 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             through.run();
             throw e;
         }
-        if (through.returned()) {
-            held.incrementAndGet();
+        // counted before it can be held: a resumed endpoint may end it (and count it off) as soon as it is
+        held.incrementAndGet();
+        if (!through.returned()) {
+            held.decrementAndGet(); // through before its call returned: never held
+            releaseSlotIfDone(); // its end may have looked while it was counted
         }
     }
 
