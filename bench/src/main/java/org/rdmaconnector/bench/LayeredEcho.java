@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.RdmaEndpoint;
@@ -197,16 +198,20 @@ public final class LayeredEcho {
         ServerCount(int count, int warmup) {
             this.count = count;
             this.warmup = warmup;
+            if (JFR_FILE != null) {
+                FlightRecorder.getFlightRecorder(); // JFR starts up now, not in the timed part
+                Recording r = new Recording();
+                r.enable("jdk.ObjectAllocationSample").with("throttle", "off").withStackTrace();
+                recording = r;
+            }
         }
 
         void echoed() {
             long n = echoed.incrementAndGet();
             if (n == warmup) {
-                if (JFR_FILE != null) {
-                    Recording r = new Recording();
-                    r.enable("jdk.ObjectAllocationSample").with("throttle", "off").withStackTrace();
+                Recording r = recording;
+                if (r != null) {
                     r.start();
-                    recording = r;
                 }
                 startBytes = allocatedBytes();
             } else if (n == count) {
