@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
@@ -191,41 +192,65 @@ public final class LayeredEcho {
         private final int count;
         private final int warmup;
         private final AtomicLong echoed = new AtomicLong();
+        // the last message echoed, or the peer gone; then the report of the last message, once written
         private final CountDownLatch done = new CountDownLatch(1);
+        private final CountDownLatch reported = new CountDownLatch(1);
         private volatile Map<Long, Long> startBytes;
         private volatile Recording recording;
+        // samples from the warm-up's second half on, not kept: a thread's sample weighs the bytes since its last
+        // one, so the first in the timed part would weigh the thread's whole warm-up
+        private volatile Recording primer;
 
         ServerCount(int count, int warmup) {
             this.count = count;
             this.warmup = warmup;
             if (JFR_FILE != null) {
                 FlightRecorder.getFlightRecorder(); // JFR starts up now, not in the timed part
-                Recording r = new Recording();
-                r.enable("jdk.ObjectAllocationSample").with("throttle", "off").withStackTrace();
-                recording = r;
+                recording = allocationSamples();
+                primer = allocationSamples();
             }
+        }
+
+        private static Recording allocationSamples() {
+            Recording r = new Recording();
+            r.enable("jdk.ObjectAllocationSample").with("throttle", "off").withStackTrace();
+            return r;
         }
 
         void echoed() {
             long n = echoed.incrementAndGet();
-            if (n == warmup) {
+            if (n == warmup / 2 && primer != null) {
+                primer.start();
+            } else if (n == warmup) {
                 Recording r = recording;
                 if (r != null) {
                     r.start();
+                    primer.close();
                 }
                 startBytes = allocatedBytes();
             } else if (n == count) {
-                printAllocation(startBytes, count - warmup);
                 Recording r = recording;
                 if (r != null) {
+                    r.stop(); // first: the peer, given its last echo, disconnects and the server shuts down
+                }
+                printAllocation(startBytes, count - warmup);
+                if (r != null) {
                     try (r) {
-                        r.stop();
                         r.dump(Path.of(JFR_FILE));
                     } catch (IOException e) {
                         System.out.println("cannot write " + JFR_FILE + ": " + e);
                     }
                 }
+                reported.countDown();
                 done.countDown();
+            }
+        }
+
+        /** Waits until the last message is echoed or the peer is gone, and the last message's report is written. */
+        void await() throws InterruptedException {
+            done.await();
+            if (echoed.get() >= count) { // the peer's disconnect may come while the report is being written
+                reported.await(60, TimeUnit.SECONDS);
             }
         }
     }
@@ -297,7 +322,7 @@ public final class LayeredEcho {
                     }
                 }));
             System.out.println("listening on port " + port);
-            served.done.await();
+            served.await();
             activation.close();
         }
     }
