@@ -320,11 +320,12 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
             through.run();
             throw e;
         }
-        // counted before it can be held: a resumed endpoint may end it (and count it off) as soon as it is
-        held.incrementAndGet();
-        if (!through.returned()) {
-            held.decrementAndGet(); // through before its call returned: never held
-            releaseSlotIfDone(); // its end may have looked while it was counted
+        if (through.returned()) {
+            held.incrementAndGet();
+            if (!through.counted()) { // a resumed endpoint ended it meanwhile, and its end did not count it off
+                held.decrementAndGet();
+                releaseSlotIfDone(); // which that end may have looked at while it was counted
+            }
         }
     }
 

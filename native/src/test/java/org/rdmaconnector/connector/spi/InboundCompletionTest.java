@@ -148,17 +148,22 @@ class InboundCompletionTest {
     }
 
     @Test
-    void itIsItsDeliverysDoneWhichEndsOnceAndSaysWhetherItWasHeld() {
-        InboundCompletion returnedFirst = received();
-        assertTrue(returnedFirst.returned(), "its delivery call returned before it was through: held");
-        returnedFirst.run();
-        returnedFirst.run();
+    void itIsItsDeliverysDoneWhichEndsOnceAndSaysWhetherItWasCountedAsHeld() {
+        InboundCompletion held = received();
+        assertTrue(held.returned(), "its delivery call returned before it was through: held");
+        assertTrue(held.counted());
+        held.run();
+        held.run();
         InboundCompletion throughFirst = received();
         throughFirst.run();
         assertFalse(throughFirst.returned(), "through before its delivery call returned: never held");
         throughFirst.run();
-        assertEquals(List.of("1 held", "1 not held"), slot.through, "each ends once");
-        Object given = returnedFirst; // what a listener is given
+        InboundCompletion endedWhileCounted = received();
+        assertTrue(endedWhileCounted.returned());
+        endedWhileCounted.run(); // a resumed endpoint, before its owner said it counted it
+        assertFalse(endedWhileCounted.counted(), "its end did not count it off: the owner takes its count back");
+        assertEquals(List.of("1 held", "1 not held", "1 not held"), slot.through, "each ends once");
+        Object given = held; // what a listener is given
         assertFalse(given instanceof Runnable, "a listener cannot end its delivery");
     }
 }
