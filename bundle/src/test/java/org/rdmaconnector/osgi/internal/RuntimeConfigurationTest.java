@@ -8,10 +8,10 @@ import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.lang.reflect.Proxy;
 import java.util.Map;
-import java.util.concurrent.ThreadPoolExecutor;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
+import org.rdmaconnector.connector.spi.DeliveryThreads;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.connector.spi.SetupRetry;
 import org.rdmaconnector.verbs.engine.EventEngine;
@@ -29,7 +29,7 @@ class RuntimeConfigurationTest {
     }
 
     private static int deliveryThreads(RdmaRuntime runtime) {
-        return ((ThreadPoolExecutor) runtime.engine().deliveryExecutor()).getCorePoolSize();
+        return ((DeliveryThreads) runtime.engine().deliveryExecutor()).size();
     }
 
     @Test

@@ -2,7 +2,6 @@ package org.rdmaconnector.connector.spi;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -90,12 +89,12 @@ public final class ConnectorRuntime implements AutoCloseable {
         if (deliveryThreads < 1 || deliveryThreads > 256) {
             throw new IllegalArgumentException("deliveryThreads must be from 1 to 256, was " + deliveryThreads);
         }
-        ExecutorService delivery = Executors.newFixedThreadPool(deliveryThreads, named(name + "-delivery"));
+        DeliveryThreads delivery = new DeliveryThreads(named(name + "-delivery"), deliveryThreads);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(named(name + "-timer"));
         AutoCloseable threads = () -> {
             timer.shutdownNow();
             delivery.shutdown();
-            if (!delivery.awaitTermination(THREADS_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!delivery.awaitTermination(THREADS_STOP)) {
                 LOG.log(Level.WARNING, "RDMA deliveries still running " + THREADS_STOP.toSeconds() + " s after stop");
             }
             if (!timer.awaitTermination(THREADS_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
