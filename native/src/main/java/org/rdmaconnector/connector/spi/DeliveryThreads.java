@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadFactory;
  * allocates nothing. The engine hands it one task per order queue with events (never one per event); a task waits in
  * one {@link ArrayDeque} (no node per task) and an idle thread waits on this object's monitor (no condition node per
  * wait), where a {@code ThreadPoolExecutor} makes a queue node per task and a condition node per idle wait (about 56
- * bytes per delivered message when each message wakes a thread). Threads start as tasks come, up to the pool's size,
- * and live until {@link #shutdown}. A task that throws is logged and the thread goes on.
+ * bytes per delivered message when each message wakes a thread). A thread starts for each task until the pool is
+ * full, and lives until {@link #shutdown}. A task that throws is logged and the thread goes on.
  */
 public final class DeliveryThreads implements Executor {
     private static final System.Logger LOG = System.getLogger(DeliveryThreads.class.getName());
@@ -29,7 +29,7 @@ public final class DeliveryThreads implements Executor {
     private boolean shutdown;
 
     /** A pool of {@code size} threads made by {@code factory} as tasks come. */
-    DeliveryThreads(ThreadFactory factory, int size) {
+    public DeliveryThreads(ThreadFactory factory, int size) {
         if (factory == null || size < 1) {
             throw new IllegalArgumentException("a thread factory and at least one thread are needed, was " + size);
         }
@@ -44,7 +44,7 @@ public final class DeliveryThreads implements Executor {
     }
 
     /**
-     * Queues {@code task} for the next idle thread (a new one while fewer than the pool's size run).
+     * Queues {@code task} for a new thread while the pool is not full, else for the next idle thread.
      *
      * @throws RejectedExecutionException after {@link #shutdown}, or when no thread could be made for it (then it
      *     is not queued: the engine keeps it and submits it again)
@@ -60,15 +60,12 @@ public final class DeliveryThreads implements Executor {
                 throw new RejectedExecutionException("the delivery threads are shut down");
             }
             tasks.addLast(task);
-            if (idle > 0) {
-                notify();
-            }
-            // a thread notified keeps counting as idle until it wakes, and takes one task: more tasks than that
-            // wait for busy threads unless another may start
-            if (tasks.size() > idle && started < size) {
+            if (started < size) { // one new thread per task until the pool is full, as a pool's core threads
                 starting = newThread(task);
                 threads[started++] = starting;
                 running++;
+            } else if (idle > 0) {
+                notify();
             }
         }
         if (starting != null) {
@@ -76,7 +73,10 @@ public final class DeliveryThreads implements Executor {
                 starting.start();
             } catch (RuntimeException | Error e) { // no native thread to be had
                 synchronized (this) {
-                    forget(starting);
+                    release(starting);
+                    running--;
+                    notifyAll(); // awaitTermination
+                    // a task another caller queued meanwhile waits for the next execute to start a thread
                     if (tasks.removeLastOccurrence(task)) {
                         throw new RejectedExecutionException("cannot start a delivery thread: " + e, e);
                     }
@@ -85,13 +85,12 @@ public final class DeliveryThreads implements Executor {
         }
     }
 
-    /** {@code thread} never started: its place is free again. Under this. */
-    private void forget(Thread thread) {
+    /** {@code thread} never started, or ended before a shutdown: its place is free again. Under this. */
+    private void release(Thread thread) {
         for (int i = 0; i < started; i++) {
             if (threads[i] == thread) {
                 threads[i] = threads[--started];
                 threads[started] = null;
-                running--;
                 return;
             }
         }
@@ -100,7 +99,11 @@ public final class DeliveryThreads implements Executor {
     /** A thread from the factory; when it cannot make one, {@code task} is not queued after all. */
     private Thread newThread(Runnable task) {
         try {
-            return factory.newThread(this::work);
+            Thread thread = factory.newThread(this::work);
+            if (thread == null) {
+                throw new IllegalStateException("the thread factory made none");
+            }
+            return thread;
         } catch (RuntimeException | Error e) {
             tasks.removeLastOccurrence(task);
             throw new RejectedExecutionException("cannot make a delivery thread: " + e, e);
@@ -108,6 +111,7 @@ public final class DeliveryThreads implements Executor {
     }
 
     private void work() {
+        Thread self = Thread.currentThread();
         try {
             for (Runnable task = next(); task != null; task = next()) {
                 try {
@@ -115,16 +119,20 @@ public final class DeliveryThreads implements Executor {
                 } catch (Throwable t) {
                     LOG.log(Level.WARNING, "a delivery task threw: " + t, t);
                 }
+                Thread.interrupted(); // a task's interrupt was its own: the next one starts without it
             }
         } finally {
             synchronized (this) {
                 running--;
+                if (!shutdown) {
+                    release(self); // ended by an error of its own: another thread may start in its place
+                }
                 notifyAll(); // awaitTermination
             }
         }
     }
 
-    /** The next task, waiting for one; null once shut down with none left (or interrupted by shutdownNow). */
+    /** The next task, waiting for one; null once shut down with none left. */
     private synchronized Runnable next() {
         while (tasks.isEmpty()) {
             if (shutdown) {
@@ -134,7 +142,7 @@ public final class DeliveryThreads implements Executor {
             try {
                 wait();
             } catch (InterruptedException e) {
-                return null; // shutdownNow
+                // shutdownNow (the loop sees it), or a stray interrupt: waits on
             } finally {
                 idle--;
             }
@@ -143,13 +151,13 @@ public final class DeliveryThreads implements Executor {
     }
 
     /** Refuses new tasks; the queued ones still run, then the threads end. */
-    synchronized void shutdown() {
+    public synchronized void shutdown() {
         shutdown = true;
         notifyAll();
     }
 
     /** Refuses new tasks, drops the queued ones and interrupts the threads. */
-    void shutdownNow() {
+    public void shutdownNow() {
         synchronized (this) {
             shutdown = true;
             tasks.clear();
@@ -161,7 +169,7 @@ public final class DeliveryThreads implements Executor {
     }
 
     /** Waits up to {@code timeout} for every thread to end after {@link #shutdown}; whether they all did. */
-    synchronized boolean awaitTermination(Duration timeout) throws InterruptedException {
+    public synchronized boolean awaitTermination(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (running > 0) {
             long left = deadline - System.nanoTime();

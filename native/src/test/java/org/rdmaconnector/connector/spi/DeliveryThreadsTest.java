@@ -182,6 +182,40 @@ class DeliveryThreadsTest {
     }
 
     @Test
+    void aTaskThatLeavesItsThreadInterruptedDoesNotEndItOrReachTheNextTask() throws InterruptedException {
+        threads = new DeliveryThreads(factory, 1);
+        CountDownLatch first = new CountDownLatch(1);
+        threads.execute(() -> {
+            Thread.currentThread().interrupt(); // as a listener that restores the flag it caught
+            first.countDown();
+        });
+        assertTrue(first.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        AtomicInteger interruptedAtStart = new AtomicInteger();
+        CountDownLatch next = new CountDownLatch(2);
+        for (int i = 0; i < 2; i++) {
+            threads.execute(() -> {
+                if (Thread.currentThread().isInterrupted()) {
+                    interruptedAtStart.incrementAndGet();
+                }
+                next.countDown();
+            });
+        }
+        assertTrue(next.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the thread went on");
+        assertEquals(0, interruptedAtStart.get(), "each task started without the flag");
+        assertEquals(1, made.get(), "on the same thread");
+    }
+
+    @Test
+    void aFactoryThatMakesNoThreadRefusesTheTask() throws InterruptedException {
+        threads = new DeliveryThreads(r -> null, 1);
+        RejectedExecutionException e = assertThrows(RejectedExecutionException.class, () -> threads.execute(() -> { }));
+        assertTrue(e.getMessage().contains("made none"), e.getMessage());
+        threads.shutdownNow();
+        assertTrue(threads.awaitTermination(Duration.ofMillis(1)), "no thread to wait for");
+        threads = null;
+    }
+
+    @Test
     void badArgumentsAreNamed() {
         assertThrows(IllegalArgumentException.class, () -> new DeliveryThreads(factory, 0));
         assertThrows(IllegalArgumentException.class, () -> new DeliveryThreads(null, 1));

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.rdmaconnector.connector.spi.DeliveryThreads;
 
 /**
  * Finds connector threads that are stuck: seen BLOCKED, or WAITING in the connector's main code (its innermost frame
@@ -14,6 +15,8 @@ import java.util.Map;
  * than a limit. Sample it about once a second.
  */
 final class ThreadWatch {
+    private static final Class<?> IDLE_POOL = DeliveryThreads.class;
+    private static final String IDLE_POOL_WAIT = "next";
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final Map<Long, Long> stuckSince = new HashMap<>();
     private final String ownPrefix;
@@ -55,11 +58,15 @@ final class ThreadWatch {
             return false;
         }
         // the innermost frame outside the JDK says whose wait it is: the connector's, or the caller's (an endpoint
-        // that sleeps by design, a test); a thread with none is idle in a pool or timer
+        // that sleeps by design, a test); a thread with none is idle in a pool or timer, as is one idle in the
+        // connector's own delivery pool (waiting for its next task)
         for (StackTraceElement frame : info.getStackTrace()) {
             String c = frame.getClassName();
             if (c.startsWith("java.") || c.startsWith("jdk.") || c.startsWith("sun.")) {
                 continue;
+            }
+            if (c.equals(IDLE_POOL.getName()) && frame.getMethodName().equals(IDLE_POOL_WAIT)) {
+                return false;
             }
             return c.startsWith("org.rdmaconnector.") && !c.startsWith("org.rdmaconnector.verbs.device.");
         }

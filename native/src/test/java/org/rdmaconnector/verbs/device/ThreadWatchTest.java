@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.spi.DeliveryThreads;
 import org.rdmaconnector.connector.spi.Pool;
 
 /** The thread watch on the host: what it takes for stuck (the connector's waits, any BLOCKED thread) and what not. */
@@ -71,6 +72,11 @@ class ThreadWatchTest {
         java.util.concurrent.ExecutorService idle = java.util.concurrent.Executors.newSingleThreadExecutor(
             r -> new Thread(r, "watched-idle-pool"));
         idle.submit(() -> { }).get();
+        Thread[] deliveryThread = new Thread[1];
+        DeliveryThreads delivery = new DeliveryThreads(r -> deliveryThread[0] = new Thread(r, "watched-delivery"), 1);
+        CountDownLatch delivered = new CountDownLatch(1);
+        delivery.execute(delivered::countDown);
+        assertTrue(delivered.await(WITHIN.toMillis(), TimeUnit.MILLISECONDS));
         try {
             ThreadWatch watch = new ThreadWatch("nobody-", LIMIT);
             List<String> violations = new ArrayList<>();
@@ -80,9 +86,12 @@ class ThreadWatchTest {
                 Thread.sleep(50); // the sampling period
             }
             assertEquals(Thread.State.WAITING, sleeper.getState());
+            assertEquals(Thread.State.WAITING, deliveryThread[0].getState(), "idle in the connector's delivery pool");
             assertEquals(List.of(), violations.stream().filter(v -> v.contains("watched-")).toList());
         } finally {
             release.countDown();
+            delivery.shutdown();
+            assertTrue(delivery.awaitTermination(WITHIN));
             idle.shutdown();
             sleeper.join(WITHIN.toMillis());
             assertTrue(idle.awaitTermination(WITHIN.toMillis(), TimeUnit.MILLISECONDS));
