@@ -7,15 +7,25 @@ import org.osgi.annotation.versioning.ProviderType;
  * immediate data (a receive with opcode {@link WcOpcode#RECV_RDMA_WITH_IMM}, its
  * {@link WorkCompletion#immediateData()}, and no bytes), or one of the connection's own sends, RDMA writes or reads
  * completed. Its delivery lasts until every endpoint it was given to has returned from it (or, for an endpoint that
- * paused, until its held completion was delivered or given up): the receive is posted again only then. A listener
- * that hands the completion to another thread should take what it needs of the bytes before it returns.
+ * paused, until its held completion was delivered or given up): the receive is posted again only then.
+ *
+ * <p>It is a view, valid during its delivery only: the bytes are read where the device put them and the work
+ * completion where the connector polled it, and both are reused for a later message once the delivery is through.
+ * From then on every method throws {@link IllegalStateException}. A listener that keeps anything of it (or hands it
+ * to another thread) takes it before it returns: {@link #data()} or {@link #copyData}, {@link #workCompletion()},
+ * {@link #connection()}, {@link #sequence()}. So a delivery allocates almost nothing, and a listener that copies
+ * each message into an array of its own allocates nothing for it.
  */
 @ProviderType
 public interface MessageCompletion {
-    /** The connection it belongs to. */
+    /**
+     * The connection it belongs to.
+     *
+     * @throws IllegalStateException after the delivery (this holds for every method)
+     */
     InboundConnection connection();
 
-    /** The work completion as polled from the completion queue. */
+    /** The work completion as polled from the completion queue: a copy, made when first asked for, to keep. */
     WorkCompletion workCompletion();
 
     /** Whether this completes a receive: a message, or the peer's RDMA WRITE with immediate data. */
@@ -28,10 +38,7 @@ public interface MessageCompletion {
 
     /**
      * A copy of the bytes received (empty for a send, write or read, an RDMA WRITE with immediate, or a failure), new
-     * at each call. It can be asked for during the delivery and after it, unless the bytes were taken with
-     * {@link #copyData} during the delivery.
-     *
-     * @throws IllegalStateException after the delivery, when the bytes were taken with {@link #copyData} during it
+     * at each call.
      */
     byte[] data();
 
@@ -40,15 +47,12 @@ public interface MessageCompletion {
 
     /**
      * Copies the bytes received into {@code destination} at {@code offset}, as {@link #data()} would give them, but
-     * into an array of the caller's. During the delivery the bytes are read where the device put them, and this
-     * takes them, for every endpoint the completion is given to: unless one of them called {@link #data()} during the
-     * delivery, the completion keeps no copy of them after it, and a listener that reuses one array allocates nothing
-     * per message. Called after the delivery, it copies the completion's own copy.
+     * into an array of the caller's, from where the device put them: a listener that reuses one array allocates
+     * nothing per message.
      *
      * @return how many bytes were copied ({@link #dataLength()})
      * @throws IllegalArgumentException when {@code destination} is null
      * @throws IndexOutOfBoundsException when they do not fit at {@code offset}
-     * @throws IllegalStateException after the delivery, when the bytes were taken during it
      */
     int copyData(byte[] destination, int offset);
 

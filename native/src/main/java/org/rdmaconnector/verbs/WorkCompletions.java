@@ -42,8 +42,15 @@ public final class WorkCompletions implements AutoCloseable {
 
     /** A copy of entry {@code index}. */
     public WorkCompletion get(int index) {
+        PolledCompletion polled = new PolledCompletion();
+        read(index, polled);
+        return polled.toWorkCompletion();
+    }
+
+    /** Reads entry {@code index} into {@code into}, which it fills anew (no object made). */
+    public void read(int index, PolledCompletion into) {
         long wc = entry(index);
-        return new WorkCompletion(Mem.getLong(wc + Layout.IBV_WC_WR_ID), Mem.getInt(wc + Layout.IBV_WC_STATUS),
+        into.set(Mem.getLong(wc + Layout.IBV_WC_WR_ID), Mem.getInt(wc + Layout.IBV_WC_STATUS),
             WcOpcode.of(Mem.getInt(wc + Layout.IBV_WC_OPCODE)), Mem.getInt(wc + Layout.IBV_WC_VENDOR_ERR),
             Mem.getInt(wc + Layout.IBV_WC_BYTE_LEN), QueuePair.toNetworkOrder(Mem.getInt(wc + Layout.IBV_WC_IMM_DATA)),
             Mem.getInt(wc + Layout.IBV_WC_QP_NUM), Mem.getInt(wc + Layout.IBV_WC_SRC_QP),

@@ -19,6 +19,7 @@ import org.rdmaconnector.connector.RemoteRegion;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
@@ -255,40 +256,40 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * send inside a delivery of this connection (which holds the connection's later deliveries) gets it.
      */
     @Override
-    public PostedRequest polled(WorkCompletion wc) {
+    public PostedRequest polled(PolledCompletion wc) {
         return wire.complete(wc);
     }
 
-    /** A work completion of this connection's queue pair, delivered in the order the CQ gave them. */
+    /** A work completion of this connection's queue pair (its request holds it), delivered in the CQ's order. */
     @Override
-    public void delivered(WorkCompletion wc, WorkRequest request) {
+    public void delivered(PostedRequest request) {
         if (request == null) {
             return; // flushed by a destroy already
         }
         lastActivity = clock.getAsLong();
         boolean receive = request.kind() == WorkRequest.Kind.RECEIVE;
-        if (wc.status() == Layout.IBV_WC_RETRY_EXC_ERR) {
+        int status = request.status();
+        if (status == Layout.IBV_WC_RETRY_EXC_ERR) {
             synchronized (this) {
                 peerTakenForDead = true; // the peer acknowledged nothing for the transport's whole retry budget
             }
         }
-        if (!wc.isSuccess() && startDisconnect() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR) {
+        if (status != Layout.IBV_WC_SUCCESS && startDisconnect() && status != Layout.IBV_WC_WR_FLUSH_ERR) {
             // the queue pair is in ERROR now and every posted request flushes; a status other than a flush is a
             // failure of the connection (a message larger than the buffer, a retry budget used up, a region the
             // peer may not access, ...)
             LOG.log(Level.WARNING, "connection " + number + " with " + wire.peerAddress() + " failed: "
-                + request.kind() + " " + wc.statusText() + "; disconnecting");
+                + request.kind() + " " + WorkCompletion.statusText(status) + "; disconnecting");
         }
-        if (receive && wc.status() == Layout.IBV_WC_WR_FLUSH_ERR) { // a flushed receive is ours, not a message
+        if (receive && status == Layout.IBV_WC_WR_FLUSH_ERR) { // a flushed receive is ours, not a message
             destroyIfOver();
             return;
         }
         long sequence = receive ? receives.incrementAndGet() : sends.incrementAndGet();
-        boolean received = receive && wc.isSuccess(); // a message, or the peer's RDMA WRITE with immediate data
-        // a message's bytes stay in its receive slot (the wire left them there) until the delivery is through; the
-        // completion is its delivery's Through too (one object per completion delivered)
-        InboundCompletion completion = new InboundCompletion(this, completions, wc, receive, received ? request : null,
-            received && wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM ? wc.byteLength() : 0, sequence);
+        // a message's bytes stay in its receive slot (the wire left them there), and its work completion in its
+        // request, until the delivery is through; the completion is its delivery's Through too (one object per
+        // completion delivered)
+        InboundCompletion completion = new InboundCompletion(completions, request, sequence);
         handOver(null, completion, completion);
     }
 
@@ -356,11 +357,6 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      * sends.
      */
     private void repostReceive(InboundCompletion received) {
-        try {
-            received.delivered(); // the completion keeps the bytes it still needs before the slot is posted again
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot keep the bytes of " + received + " after its delivery", e);
-        }
         WorkRequest receive = received.message();
         if (isOpen()) {
             try {
@@ -376,6 +372,11 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
 
     /** Where a delivered completion's message is read, and what its delivery's end does: made once. */
     private final class Completions implements InboundCompletion.Owner {
+        @Override
+        public InboundConnection connection() {
+            return AcceptedConnection.this;
+        }
+
         @Override
         public void read(WorkRequest receive, byte[] destination, int offset, int length) {
             wire.readReceived(receive, destination, offset, length);

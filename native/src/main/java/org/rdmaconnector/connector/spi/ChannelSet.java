@@ -32,6 +32,7 @@ import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.EventChannel;
 import org.rdmaconnector.verbs.MemoryRegion;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.PortSpace;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
 import org.rdmaconnector.verbs.RdmaErrors;
@@ -548,11 +549,11 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
          * On the loop, as the CQ is polled: completes the request; a failed one (any status but a flush) ends the
          * connection, as it does an accepted one: the queue pair is in ERROR, and the peer is told at once.
          */
-        PostedRequest polled(WorkCompletion wc) {
+        PostedRequest polled(PolledCompletion wc) {
             PostedRequest request = connection.complete(wc);
             if (!wc.isSuccess() && wc.status() != Layout.IBV_WC_WR_FLUSH_ERR && connected) {
                 LOG.log(Level.WARNING, this + " failed: " + (request == null ? "a request" : request.kind()) + " "
-                    + wc.statusText() + "; disconnecting");
+                    + WorkCompletion.statusText(wc.status()) + "; disconnecting");
                 try {
                     disconnect();
                 } catch (RuntimeException e) {

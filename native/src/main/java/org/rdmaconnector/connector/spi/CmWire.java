@@ -6,9 +6,9 @@ import java.util.Set;
 import java.util.function.Function;
 import org.rdmaconnector.connector.MemoryRegion;
 import org.rdmaconnector.connector.RemoteAccess;
-import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CmId;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.ConnectionParameters;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
 
@@ -134,7 +134,7 @@ final class CmWire implements ConnectionWire {
     }
 
     @Override
-    public PostedRequest complete(WorkCompletion completion) {
+    public PostedRequest complete(PolledCompletion completion) {
         RcConnection c = rc;
         return c == null ? null : c.complete(completion, true);
     }

@@ -5,8 +5,8 @@ import java.nio.ByteBuffer;
 import java.util.Set;
 import org.rdmaconnector.connector.MemoryRegion;
 import org.rdmaconnector.connector.RemoteAccess;
-import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.PolledCompletion;
 
 /**
  * What an {@link AcceptedConnection} does to its CM id and queue pair: the narrow seam between the connection's state
@@ -66,7 +66,7 @@ interface ConnectionWire {
      * Completes the request of {@code completion}; null when it was completed already (flushed by a destroy). A
      * staged receive that holds a message leaves its bytes in its slot, for {@link #readReceived}.
      */
-    PostedRequest complete(WorkCompletion completion);
+    PostedRequest complete(PolledCompletion completion);
 
     /** Requests posted and not completed. */
     int outstanding();

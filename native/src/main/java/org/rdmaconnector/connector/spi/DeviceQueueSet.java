@@ -1,10 +1,9 @@
 package org.rdmaconnector.connector.spi;
 
-import org.rdmaconnector.connector.WorkCompletion;
-import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.DeviceContext;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.engine.EventEngine;
 import org.rdmaconnector.verbs.engine.EventSource;
@@ -41,10 +40,13 @@ final class DeviceQueueSet implements AutoCloseable {
          *
          * @return the completed request, or null when it was completed already (nothing is delivered then)
          */
-        PostedRequest polled(WorkCompletion completion);
+        PostedRequest polled(PolledCompletion completion);
 
-        /** On a delivery thread, in the queue pair's order: only for sets that deliver ({@code maxInFlight > 0}). */
-        default void delivered(WorkCompletion completion, WorkRequest request) {
+        /**
+         * On a delivery thread, in the queue pair's order: only for sets that deliver ({@code maxInFlight > 0}).
+         * {@code request} holds its work completion.
+         */
+        default void delivered(PostedRequest request) {
         }
     }
 
@@ -71,7 +73,7 @@ final class DeviceQueueSet implements AutoCloseable {
         this.channel = opened.push(context.createCompletionChannel());
         this.cq = opened.push(context.createCompletionQueue(Math.toIntExact(demand.cqDepth()), channel,
             demand.completionVector()));
-        EventSource<PostedRequest> polled = new PolledCompletions(Sources.completions(channel));
+        EventSource<PostedRequest> polled = Sources.completions(channel, Sources.DEFAULT_ACK_BATCH, new Router());
         this.completions = opened.push(maxInFlight > 0
             ? engine.register(polled, DeviceQueueSet::deliver, maxInFlight)
             : engine.registerOnLoop(polled, p -> p.deliveredBy(null))); // completed as polled: nothing to deliver
@@ -84,7 +86,7 @@ final class DeviceQueueSet implements AutoCloseable {
     private static void deliver(PostedRequest p) {
         Route route = (Route) p.deliveredBy();
         p.deliveredBy(null);
-        route.route.delivered(p.result(), p);
+        route.route.delivered(p);
     }
 
     /**
@@ -177,78 +179,25 @@ final class DeviceQueueSet implements AutoCloseable {
     }
 
     /**
-     * The CQ's completions, each completing its request as it is read (on the loop), then delivered in order: the
-     * event is the request it completed, which holds its route (no object per completion). A completion that
-     * completes nothing (its queue pair destroyed, or its request flushed by a close already) is read and dropped.
+     * Reads the CQ's completions in place, each completing its request as it is read (on the loop), then delivered
+     * in order: the event is the request it completed, which holds its route and its work completion (no object per
+     * completion). A completion that completes nothing (its queue pair destroyed, or its request flushed by a close
+     * already) is read and dropped.
      */
-    private final class PolledCompletions implements EventSource<PostedRequest> {
-        private final EventSource<WorkCompletion> cq;
-
-        PolledCompletions(EventSource<WorkCompletion> cq) {
-            this.cq = cq;
-        }
-
+    private final class Router implements Sources.CompletionReader<PostedRequest> {
         @Override
-        public int fd() {
-            return cq.fd();
-        }
-
-        @Override
-        public void open() {
-            cq.open();
-        }
-
-        @Override
-        public PostedRequest next() {
-            return nextRouted(false);
-        }
-
-        @Override
-        public PostedRequest poll() {
-            return nextRouted(true);
-        }
-
-        /** The request the next completion that completes one completed (read by next(), or by poll()), or null. */
-        private PostedRequest nextRouted(boolean polling) {
-            for (WorkCompletion c = polling ? cq.poll() : cq.next(); c != null; c = polling ? cq.poll() : cq.next()) {
-                Route route = byQp.get(c.qpNumber());
-                PostedRequest request = route == null ? null : route.route.polled(c);
-                if (request != null) {
-                    request.deliveredBy(route);
-                    return request;
-                }
+        public PostedRequest read(PolledCompletion polled) {
+            Route route = byQp.get(polled.qpNumber());
+            PostedRequest request = route == null ? null : route.route.polled(polled);
+            if (request != null) {
+                request.deliveredBy(route);
             }
-            return null;
-        }
-
-        @Override
-        public boolean armBeforeWait() {
-            return cq.armBeforeWait();
-        }
-
-        @Override
-        public boolean busyPollable() {
-            return cq.busyPollable();
+            return request;
         }
 
         @Override
         public Object orderKey(PostedRequest polled) {
             return polled.deliveredBy(); // one order per queue pair, as the CQ's own key (the qp number) says
-        }
-
-        @Override
-        public void close() {
-            cq.close();
-        }
-
-        @Override
-        public long acknowledged() {
-            return cq.acknowledged();
-        }
-
-        @Override
-        public String name() {
-            return cq.name();
         }
     }
 

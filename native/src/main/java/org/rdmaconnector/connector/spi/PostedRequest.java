@@ -3,8 +3,10 @@ package org.rdmaconnector.connector.spi;
 import java.time.Duration;
 import org.rdmaconnector.connector.Completion;
 import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.engine.Registration;
 
 /**
@@ -26,7 +28,18 @@ final class PostedRequest implements WorkRequest {
     private final boolean signaled;
     // made on the first ask; guarded by this (set, and read by complete, under the lock that sets the result)
     private volatile Completion completion;
-    private volatile WorkCompletion result;
+    // its work completion's fields, set (under this) before done: no WorkCompletion per completion polled; the
+    // record is made when someone asks for it (result()), and kept
+    private int status;
+    private WcOpcode opcode;
+    private int vendorError;
+    private int byteLength;
+    private int immediateData;
+    private int qpNumber;
+    private int sourceQp;
+    private int flags;
+    private WorkCompletion result;
+    private volatile boolean done;
     private volatile byte[] data;
     private volatile RdmaException failure;
     // the order key its completion is delivered under (its queue pair's route), set by the thread that polls it and
@@ -97,7 +110,7 @@ final class PostedRequest implements WorkRequest {
         synchronized (this) {
             if (completion == null) {
                 Completion made = new Completion();
-                if (result != null) {
+                if (done) {
                     made.complete(); // completed before anyone asked: its one event is there
                 }
                 completion = made;
@@ -108,24 +121,53 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public boolean isDone() {
-        return result != null;
+        return done;
     }
 
     @Override
     public WorkCompletion result() {
-        return own(result);
+        if (!done) {
+            return null;
+        }
+        synchronized (this) {
+            if (!done) {
+                return null; // posted again meanwhile (a listener's receive): its old result is gone
+            }
+            if (result == null) {
+                result = new WorkCompletion(wrId, status, opcode, vendorError, byteLength, immediateData, qpNumber,
+                    sourceQp, flags);
+            }
+            return result;
+        }
     }
 
-    /**
-     * {@code r} when it is this request's own; else {@code r} is its connection's shared completion of the requests
-     * a signaled one covered ({@link #completeCovered}), and this request's own is made from it, only when asked.
-     */
-    private WorkCompletion own(WorkCompletion r) {
-        if (r == null || r.wrId() == wrId) {
-            return r;
-        }
-        return new WorkCompletion(wrId, r.status(), r.opcode(), r.vendorError(), r.byteLength(), r.immediateData(),
-            r.qpNumber(), r.sourceQp(), r.flags());
+    // The fields of its work completion, for the connector once it is done: read by the thread that completed it,
+    // or one the engine handed it to (the hand-off orders them), without the lock. A listener's receive posted again
+    // changes them: a delivered completion that reads them checks that its delivery is not through after reading.
+
+    /** The status of its work completion: {@code enum ibv_wc_status}. */
+    int status() {
+        return status;
+    }
+
+    /** The opcode of its work completion. */
+    WcOpcode opcode() {
+        return opcode;
+    }
+
+    /** The byte_len of its work completion. */
+    int byteLength() {
+        return byteLength;
+    }
+
+    /** The immediate data of its work completion, when {@link #flags()} say so. */
+    int immediateData() {
+        return immediateData;
+    }
+
+    /** The wc_flags of its work completion. */
+    int flags() {
+        return flags;
     }
 
     @Override
@@ -163,25 +205,32 @@ final class PostedRequest implements WorkRequest {
      * @return whether it starts afresh as {@code wrId}
      */
     synchronized boolean reposted(long wrId) {
-        if (result == null || completion != null) {
+        if (!done || completion != null) {
             return false;
         }
         this.wrId = wrId;
         data = null;
         failure = null;
         result = null;
+        done = false;
         return true;
     }
 
-    /** Records the result (and received bytes) and completes, once. */
+    /** Records the work completion polled (and received bytes) and completes, once. */
+    boolean complete(PolledCompletion polled, byte[] received) {
+        return complete(polled.status(), polled.opcode(), polled.vendorError(), polled.byteLength(),
+            polled.immediateData(), polled.qpNumber(), polled.sourceQp(), polled.flags(), received, null);
+    }
+
+    /** Records {@code workCompletion} (and received bytes) and completes, once. */
     boolean complete(WorkCompletion workCompletion, byte[] received) {
         return complete(workCompletion, received, null);
     }
 
     /**
      * Completes, once, as successful: a later signaled request of its send queue completed. {@code covered} is its
-     * connection's completion of the covered requests of this kind, shared (its wr_id is none of theirs): this
-     * request's own is made from it only if someone asks ({@link #result()}).
+     * connection's completion of the covered requests of this kind (its wr_id is none of theirs): this request's
+     * own has its fields and this request's wr_id.
      */
     boolean completeCovered(WorkCompletion covered) {
         return complete(covered, null, null);
@@ -198,15 +247,30 @@ final class PostedRequest implements WorkRequest {
         return complete(flushed, null, error);
     }
 
-    private boolean complete(WorkCompletion workCompletion, byte[] received, RdmaException error) {
+    private boolean complete(WorkCompletion wc, byte[] received, RdmaException error) {
+        return complete(wc.status(), wc.opcode(), wc.vendorError(), wc.byteLength(), wc.immediateData(),
+            wc.qpNumber(), wc.sourceQp(), wc.flags(), received, error);
+    }
+
+    private boolean complete(int status, WcOpcode opcode, int vendorError, int byteLength, int immediateData,
+                             int qpNumber, int sourceQp, int flags, byte[] received, RdmaException error) {
         Completion c;
         synchronized (this) {
-            if (result != null) {
+            if (done) {
                 return false;
             }
+            this.status = status;
+            this.opcode = opcode;
+            this.vendorError = vendorError;
+            this.byteLength = byteLength;
+            this.immediateData = immediateData;
+            this.qpNumber = qpNumber;
+            this.sourceQp = sourceQp;
+            this.flags = flags;
+            result = null;
             data = received;
-            failure = error; // before result: whoever sees the result done sees the failure
-            result = workCompletion;
+            failure = error; // before done: whoever sees it done sees the failure
+            done = true;
             c = completion; // one made later starts with its event (completion())
         }
         if (c != null) {
@@ -217,9 +281,8 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public String toString() {
-        WorkCompletion r = result;  // its status is all toString needs: the shared one will do
         RdmaException f = failure;
-        return "WorkRequest[" + kind + " " + wrId + (r == null ? ", in flight]"
-            : ", " + (f != null ? f.getMessage() : r.statusText()) + "]");
+        return "WorkRequest[" + kind + " " + wrId + (!done ? ", in flight]"
+            : ", " + (f != null ? f.getMessage() : WorkCompletion.statusText(status)) + "]");
     }
 }

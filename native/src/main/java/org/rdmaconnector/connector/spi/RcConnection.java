@@ -15,6 +15,7 @@ import org.rdmaconnector.verbs.Access;
 import org.rdmaconnector.verbs.CmId;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.MemoryRegion;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.QueuePair;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
@@ -376,18 +377,18 @@ final class RcConnection {
      *
      * @return the request, or null when it was already completed (flushed by a close)
      */
-    PostedRequest complete(WorkCompletion wc) {
+    PostedRequest complete(PolledCompletion wc) {
         return complete(wc, false);
     }
 
     /**
-     * As {@link #complete(WorkCompletion)}; with {@code lendMessage}, a staged receive that holds a message is
+     * As {@link #complete(PolledCompletion)}; with {@code lendMessage}, a staged receive that holds a message is
      * completed without its bytes, which stay in its slot, lent: {@link #readLent} reads them there until
      * {@link #receiveAgain} posts the slot again or {@link #giveBackLent} frees it (a listener's delivery reads the
      * message in place, and posts the receive again once it is through). Closing meanwhile copies the message out
      * before it frees the staging memory, and {@link #readLent} reads that copy.
      */
-    PostedRequest complete(WorkCompletion wc, boolean lendMessage) {
+    PostedRequest complete(PolledCompletion wc, boolean lendMessage) {
         PostedRequest p = endAlone(wc.wrId()); // its own completion: for an unsignaled one, a failure or a flush
         if (p == null) {
             return null; // flushed by a close meanwhile
@@ -431,7 +432,7 @@ final class RcConnection {
 
     /**
      * Copies {@code length} bytes of the message that {@code receive} left in its slot ({@link #complete(
-     * WorkCompletion, boolean)}) to {@code destination} at {@code offset}.
+     * PolledCompletion, boolean)}) to {@code destination} at {@code offset}.
      *
      * @throws IllegalStateException when its slot is not lent to it (any more)
      */

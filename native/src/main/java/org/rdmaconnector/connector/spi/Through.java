@@ -37,6 +37,11 @@ abstract class Through implements Deliveries.Done {
         return PHASE.compareAndSet(this, HELD, COUNTED);
     }
 
+    /** Whether the delivery is through ({@link #run()} was called). */
+    final boolean isThrough() {
+        return phase == THROUGH;
+    }
+
     /** The delivery is through: {@link #over} runs, once, whoever calls this and however often. */
     @Override
     public final void run() {

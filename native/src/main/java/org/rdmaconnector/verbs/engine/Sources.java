@@ -12,6 +12,7 @@ import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.CompletionQueue;
 import org.rdmaconnector.verbs.DeviceContext;
 import org.rdmaconnector.verbs.EventChannel;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.WorkCompletions;
 
 /** The event sources of the RDMA channels: CM events, work completions, device async events. */
@@ -43,17 +44,50 @@ public final class Sources {
      * ({@link EventSource#armBeforeWait()}), after its busy-poll budget, and polled once more then, so a completion
      * that lands between the last poll and the arming is never missed. On open it arms every queue already attached
      * and polls it once; a queue created later must be armed once by its creator ({@code requestNotify(false)}). On
-     * close it acknowledges every counted event. Ordered per queue pair.
+     * close it acknowledges every counted event. Ordered per queue pair. Each completion is a copy.
      */
     public static EventSource<WorkCompletion> completions(CompletionChannel channel, int ackBatch) {
-        if (channel == null) {
-            throw new IllegalArgumentException("channel must not be null");
+        return completions(channel, ackBatch, COPIES);
+    }
+
+    /**
+     * As {@link #completions(CompletionChannel, int)}, each completion read in place by {@code reader}, which makes
+     * the event (or drops the completion): no object per completion unless the reader makes one.
+     */
+    public static <E> EventSource<E> completions(CompletionChannel channel, int ackBatch, CompletionReader<E> reader) {
+        if (channel == null || reader == null) {
+            throw new IllegalArgumentException("channel and reader must not be null");
         }
         if (ackBatch < 1 || ackBatch > 65536) {
             throw new IllegalArgumentException("ackBatch must be from 1 to 65536, was " + ackBatch);
         }
-        return new CompletionSource(channel, ackBatch);
+        return new CompletionSource<>(channel, ackBatch, reader);
     }
+
+    /** What a completion source makes of each completion polled, on the thread that reads the queue. */
+    public interface CompletionReader<E> {
+        /**
+         * The event {@code polled} gives, or null to drop it (it is read, acknowledged and not delivered).
+         * {@code polled} is reused for the next completion: read it before returning.
+         */
+        E read(PolledCompletion polled);
+
+        /** The order key of {@code event} ({@link EventSource#orderKey}). */
+        Object orderKey(E event);
+    }
+
+    /** A copy of each completion, ordered per queue pair (its number). */
+    private static final CompletionReader<WorkCompletion> COPIES = new CompletionReader<>() {
+        @Override
+        public WorkCompletion read(PolledCompletion polled) {
+            return polled.toWorkCompletion();
+        }
+
+        @Override
+        public Object orderKey(WorkCompletion completion) {
+            return completion.qpNumber();
+        }
+    };
 
     /** {@link #completions(CompletionChannel, int)} with acks batched by {@value #DEFAULT_ACK_BATCH}. */
     public static EventSource<WorkCompletion> completions(CompletionChannel channel) {
@@ -89,11 +123,13 @@ public final class Sources {
         }
     }
 
-    private static final class CompletionSource implements EventSource<WorkCompletion> {
+    private static final class CompletionSource<E> implements EventSource<E> {
         private final CompletionChannel channel;
         private final int ackBatch;
         private final int fd;
+        private final CompletionReader<E> reader;
         private final WorkCompletions batch = new WorkCompletions(POLL_BATCH);
+        private final PolledCompletion entry = new PolledCompletion();
         private final Set<CompletionQueue> seen = new LinkedHashSet<>();
         // queues to poll in this pass (from an event, or unarmed ones polled again); queues polled empty and not
         // armed since, armed by armBeforeWait
@@ -109,9 +145,10 @@ public final class Sources {
         // next() is in a pass: it returns null once, at the pass's end; the next call starts a pass anew
         private boolean inPass;
 
-        CompletionSource(CompletionChannel channel, int ackBatch) {
+        CompletionSource(CompletionChannel channel, int ackBatch, CompletionReader<E> reader) {
             this.channel = channel;
             this.ackBatch = ackBatch;
+            this.reader = reader;
             this.fd = channel.fd();
         }
 
@@ -131,7 +168,7 @@ public final class Sources {
         }
 
         @Override
-        public WorkCompletion next() {
+        public E next() {
             if (!inPass) {
                 inPass = true;
                 for (int i = 0; i < unarmed.size(); i++) { // busy polling, or the look after arming: poll each again
@@ -141,7 +178,7 @@ public final class Sources {
             }
             while (true) {
                 if (current != null) {
-                    WorkCompletion completion = fromCurrent();
+                    E completion = fromCurrent();
                     if (completion != null) {
                         return completion;
                     }
@@ -173,9 +210,9 @@ public final class Sources {
          * here is polled again and armed by the loop, as one drained by next().
          */
         @Override
-        public WorkCompletion poll() {
+        public E poll() {
             if (current != null) {
-                WorkCompletion completion = fromCurrent();
+                E completion = fromCurrent();
                 if (completion != null) {
                     return completion;
                 }
@@ -186,7 +223,7 @@ public final class Sources {
             }
             for (CompletionQueue queue : queues) {
                 current = queue;
-                WorkCompletion completion = fromCurrent();
+                E completion = fromCurrent();
                 if (completion != null) {
                     return completion;
                 }
@@ -194,16 +231,22 @@ public final class Sources {
             return null;
         }
 
-        // the current queue's next completion, polling it when its batch is used up; null when it is drained, and then
-        // it is no longer current and is left for armBeforeWait to arm, or for the next pass to poll
-        private WorkCompletion fromCurrent() {
-            if (index < polled) {
-                return batch.get(index++);
-            }
-            index = 0;
-            polled = pollCurrent();
-            if (polled > 0) {
-                return batch.get(index++);
+        // the current queue's next completion the reader keeps, polling it when its batch is used up; null when it is
+        // drained, and then it is no longer current and is left for armBeforeWait to arm, or for the next pass to poll
+        private E fromCurrent() {
+            while (true) {
+                while (index < polled) {
+                    batch.read(index++, entry);
+                    E event = reader.read(entry);
+                    if (event != null) {
+                        return event;
+                    }
+                }
+                index = 0;
+                polled = pollCurrent();
+                if (polled == 0) {
+                    break;
+                }
             }
             if (!unarmed.contains(current)) {
                 unarmed.add(current);
@@ -256,8 +299,8 @@ public final class Sources {
         }
 
         @Override
-        public Object orderKey(WorkCompletion completion) {
-            return completion.qpNumber();
+        public Object orderKey(E completion) {
+            return reader.orderKey(completion);
         }
 
         @Override

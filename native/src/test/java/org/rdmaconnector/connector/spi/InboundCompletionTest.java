@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,15 +18,15 @@ import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.PolledCompletion;
 
 /**
- * A delivered completion reads its bytes in the receive slot during its delivery, as a copy each time or into an
- * array of the listener's own; once it is through, the slot is reused, and it answers from a copy of its own unless
- * the listener took the bytes with copyData.
+ * A delivered completion is a view of its request, valid during its delivery: it reads its bytes in the receive slot
+ * and its work completion in the request, both reused once the delivery is through; from then on, and for a read that
+ * races the delivery's end, it throws instead of answering from a later message.
  */
 class InboundCompletionTest {
     private static final byte[] MESSAGE = "hello".getBytes(StandardCharsets.UTF_8);
-    private static final WorkRequest RECEIVE = new PostedRequest(1, WorkRequest.Kind.RECEIVE);
 
     /**
      * A receive slot: it holds the message until it is reused, and counts the reads; and the connection's side of
@@ -34,18 +35,28 @@ class InboundCompletionTest {
     private static final class Slot implements InboundCompletion.Owner {
         final byte[] bytes = MESSAGE.clone();
         int reads;
+        Runnable onRead = () -> { };
         final List<String> through = new ArrayList<>();
+        // connection 3: all a completion asks of it is its number
+        final InboundConnection connection = (InboundConnection) Proxy.newProxyInstance(
+            getClass().getClassLoader(), new Class<?>[] {InboundConnection.class}, (proxy, method, args) -> 3L);
+
+        @Override
+        public InboundConnection connection() {
+            return connection;
+        }
 
         @Override
         public void through(InboundCompletion completion, boolean wasHeld) {
-            through.add(completion.sequence() + (wasHeld ? " held" : " not held"));
+            through.add((completion.message() != null ? "message" : "no message") + (wasHeld ? " held" : " not held"));
         }
 
         @Override
         public void read(WorkRequest receive, byte[] destination, int offset, int length) {
-            assertEquals(RECEIVE, receive, "the slot of the completion's own receive");
+            assertTrue(receive instanceof PostedRequest p && p.kind() == WorkRequest.Kind.RECEIVE, "a receive's slot");
             reads++;
             System.arraycopy(bytes, 0, destination, offset, length);
+            onRead.run();
         }
 
         /** The receive was posted again, and the next message overwrote the slot. */
@@ -55,13 +66,16 @@ class InboundCompletionTest {
     }
 
     private final Slot slot = new Slot();
-    // connection 3: all a completion asks of it is its number
-    private final InboundConnection connection = (InboundConnection) Proxy.newProxyInstance(
-        getClass().getClassLoader(), new Class<?>[] {InboundConnection.class}, (proxy, method, args) -> 3L);
+
+    private InboundCompletion completed(WorkCompletion wc, WorkRequest.Kind kind) {
+        PostedRequest request = new PostedRequest(wc.wrId(), kind);
+        assertTrue(request.complete(PolledCompletion.of(wc), null));
+        return new InboundCompletion(slot, request, 1);
+    }
 
     private InboundCompletion received() {
-        WorkCompletion wc = new WorkCompletion(1, 0, WcOpcode.RECV, 0, MESSAGE.length, 0, 7, 0, 0);
-        return new InboundCompletion(connection, slot, wc, true, RECEIVE, MESSAGE.length, 1);
+        return completed(new WorkCompletion(1, 0, WcOpcode.RECV, 0, MESSAGE.length, 0, 7, 0, 0),
+            WorkRequest.Kind.RECEIVE);
     }
 
     @Test
@@ -71,7 +85,7 @@ class InboundCompletionTest {
         first[0] = 'J';
         assertArrayEquals(MESSAGE, completion.data(), "a listener's change to one copy reaches no other");
         assertNotSame(completion.data(), completion.data());
-        assertEquals(1, slot.reads, "the slot is read once: the completion keeps that copy");
+        assertEquals(4, slot.reads, "each copy read from the slot: the completion keeps none");
     }
 
     @Test
@@ -97,54 +111,66 @@ class InboundCompletionTest {
     }
 
     @Test
-    void aSendsCompletionHasNoBytes() {
-        WorkCompletion wc = new WorkCompletion(2, 0, WcOpcode.SEND, 0, 0, 0, 7, 0, 0);
-        InboundCompletion send = new InboundCompletion(connection, slot, wc, false, null, 0, 1);
+    void aSendsCompletionHasNoBytesAndNoMessage() {
+        InboundCompletion send = completed(new WorkCompletion(2, 0, WcOpcode.SEND, 0, 0, 0, 7, 0, 0),
+            WorkRequest.Kind.SEND);
+        assertFalse(send.isReceive());
+        assertTrue(send.isSuccess());
         assertEquals(0, send.dataLength());
         assertEquals(0, send.copyData(new byte[0], 0));
         assertEquals(0, send.data().length);
-        send.delivered();
+        assertEquals(null, send.message(), "no receive to post again");
         assertEquals(0, slot.reads);
     }
 
     @Test
-    void aCompletionKeepsItsBytesWhenItsDeliveryIsThroughAndTheSlotIsReused() {
-        InboundCompletion completion = received();
-        completion.delivered();
-        slot.reused();
-        assertArrayEquals(MESSAGE, completion.data());
-        byte[] into = new byte[5];
-        completion.copyData(into, 0);
-        assertArrayEquals(MESSAGE, into);
-        completion.delivered();
-        assertEquals(1, slot.reads, "copied out once, when through");
+    void theWorkCompletionIsMadeFromTheRequestWhenAskedAndKept() {
+        WorkCompletion wc = new WorkCompletion(9, 0, WcOpcode.RECV_RDMA_WITH_IMM, 0, 4096, 77, 7, 0,
+            WorkCompletion.WITH_IMM);
+        InboundCompletion immediate = completed(wc, WorkRequest.Kind.RECEIVE);
+        assertEquals(wc, immediate.workCompletion());
+        assertSame(immediate.workCompletion(), immediate.workCompletion());
+        assertEquals(0, immediate.dataLength(), "the peer's WRITE put its bytes in the region written, not the slot");
+        assertEquals(1, immediate.sequence());
+        assertEquals(3L, immediate.connection().number());
+        assertTrue(immediate.message() != null, "its receive is posted again once through");
+        assertTrue(immediate.toString().contains("immediate 77"), immediate.toString());
     }
 
     @Test
-    void dataReadDuringTheDeliveryIsTheCopyKept() {
+    void everyMethodThrowsOnceTheDeliveryIsThrough() {
         InboundCompletion completion = received();
-        assertArrayEquals(MESSAGE, completion.data());
-        completion.delivered();
+        completion.run();
         slot.reused();
-        assertArrayEquals(MESSAGE, completion.data());
-        assertEquals(1, slot.reads);
+        List<Runnable> calls = List.of(completion::connection, completion::workCompletion, completion::isReceive,
+            completion::isSuccess, completion::sequence, completion::data, completion::dataLength,
+            () -> completion.copyData(new byte[5], 0));
+        for (Runnable call : calls) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, call::run);
+            assertEquals("receive 1 of connection 3 was delivered already: a MessageCompletion is valid during its "
+                + "delivery only (take what you keep with data(), copyData or workCompletion() before it ends)",
+                e.getMessage());
+        }
+        assertEquals(0, slot.reads, "nothing read from the reused slot");
+        assertEquals("receive 1 of connection 3", completion.toString(), "it still names itself");
     }
 
     @Test
-    void copyDataDuringTheDeliveryTakesTheBytesAndNothingIsCopiedForTheCompletion() {
+    void aReadThatRacesTheDeliverysEndThrowsRatherThanAnswerFromALaterMessage() {
         InboundCompletion completion = received();
-        byte[] own = new byte[5];
-        completion.copyData(own, 0);
-        completion.copyData(own, 0); // as often as it likes, during the delivery
-        completion.delivered();
-        slot.reused();
-        assertArrayEquals(MESSAGE, own);
-        assertEquals(2, slot.reads, "only the listener's reads: no copy was made when through");
-        IllegalStateException e = assertThrows(IllegalStateException.class, completion::data);
-        assertTrue(e.getMessage().startsWith("the 5 bytes of receive 1 of connection 3 (RECV, success, 5 bytes) were "
-            + "taken with copyData during its delivery"), e.getMessage());
-        assertThrows(IllegalStateException.class, () -> completion.copyData(own, 0));
-        assertEquals(5, completion.dataLength(), "its length is still known");
+        slot.onRead = () -> {
+            completion.run(); // another endpoint was the last, and the receive was posted again meanwhile
+            slot.reused();
+        };
+        assertThrows(IllegalStateException.class, completion::data);
+        assertThrows(IllegalStateException.class, () -> completion.copyData(new byte[5], 0));
+        InboundCompletion shorter = received();
+        slot.onRead = () -> {
+            shorter.run(); // and the slot was lent again, to a shorter message, which the wire refuses to overread
+            throw new IndexOutOfBoundsException("5 bytes asked of a message of 2");
+        };
+        IllegalStateException e = assertThrows(IllegalStateException.class, shorter::data);
+        assertTrue(e.getMessage().contains("was delivered already"), e.getMessage());
     }
 
     @Test
@@ -152,6 +178,7 @@ class InboundCompletionTest {
         InboundCompletion held = received();
         assertTrue(held.returned(), "its delivery call returned before it was through: held");
         assertTrue(held.counted());
+        assertArrayEquals(MESSAGE, held.data(), "valid while held");
         held.run();
         held.run();
         InboundCompletion throughFirst = received();
@@ -162,7 +189,7 @@ class InboundCompletionTest {
         assertTrue(endedWhileCounted.returned());
         endedWhileCounted.run(); // a resumed endpoint, before its owner said it counted it
         assertFalse(endedWhileCounted.counted(), "its end did not count it off: the owner takes its count back");
-        assertEquals(List.of("1 held", "1 not held", "1 not held"), slot.through, "each ends once");
+        assertEquals(List.of("message held", "message not held", "message not held"), slot.through, "each ends once");
         Object given = held; // what a listener is given
         assertFalse(given instanceof Runnable, "a listener cannot end its delivery");
     }

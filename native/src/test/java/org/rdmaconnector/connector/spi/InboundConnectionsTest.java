@@ -32,6 +32,7 @@ import org.rdmaconnector.connector.RemoteRegion;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.jna.Layout;
 
 /**
@@ -319,14 +320,14 @@ class InboundConnectionsTest {
         wire.flushAll();
         assertTrue(wire.calls.contains("destroy"));
         List<MessageCompletion> given = new CopyOnWriteArrayList<>();
-        deliveries.onCompletion = given::add;
+        deliveries.onCompletion = completion -> given.add(KeptCompletion.of(completion));
         deliveries.deliverHeld();
         assertEquals(List.of("CONNECT_REQUEST accepted", "receive 1 kept in its slot", "DISCONNECTED"),
             deliveries.seen, "the endpoint reads the message after its connection was destroyed");
         assertTrue(wire.calls.contains("release") && !wire.calls.contains("repost"), wire.calls.toString());
         assertTrue(wire.inSlots.isEmpty(), "the slot is freed once the delivery is through");
         assertEquals("kept in its slot", new String(given.get(0).data(), StandardCharsets.UTF_8),
-            "the completion kept a copy of its own");
+            "read in its slot during its delivery");
     }
 
     @Test
@@ -393,7 +394,7 @@ class InboundConnectionsTest {
         FakeWire wire = new FakeWire("10.0.0.2");
         table.onConnectRequest(wire, wire, null);
         List<MessageCompletion> given = new CopyOnWriteArrayList<>();
-        deliveries.onCompletion = given::add;
+        deliveries.onCompletion = completion -> given.add(KeptCompletion.of(completion));
         for (int i = 1; i <= 2 * BUFFERS; i++) { // more than the receives posted: each is posted again
             wire.writeWithImmediate(i == 1 ? 0 : 4096, 0xCAFE0000 + i);
         }
@@ -810,7 +811,7 @@ class InboundConnectionsTest {
         }
 
         @Override
-        public PostedRequest complete(WorkCompletion completion) {
+        public PostedRequest complete(PolledCompletion completion) {
             PostedRequest request = requests.remove(completion.wrId());
             if (request == null || destroyed) {
                 return null;
@@ -854,7 +855,7 @@ class InboundConnectionsTest {
 
         /** As DeviceQueueSet does: polled (on the loop), then delivered (in order). */
         void cq(WorkCompletion completion) {
-            completions.delivered(completion, completions.polled(completion));
+            completions.delivered(completions.polled(PolledCompletion.of(completion)));
         }
 
         void receive(String message) {

@@ -10,6 +10,7 @@ import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.RdmaErrors;
 import org.rdmaconnector.verbs.jna.Layout;
 
@@ -102,6 +103,25 @@ class PostedRequestTest {
         assertTrue(askedBefore.complete(completion(6, Layout.IBV_WC_SUCCESS), new byte[0]));
         assertTrue(waiter.get(20, TimeUnit.SECONDS).isSuccess(), "the waiter woke");
         assertFalse(askedBefore.completion().tryWaitForCompletion(), "its one event was consumed");
+    }
+
+    @Test
+    void itsResultIsMadeFromThePolledFieldsWhenAskedAndNeverOutlivesARepost() {
+        PostedRequest receive = new PostedRequest(1, WorkRequest.Kind.RECEIVE);
+        WorkCompletion first = new WorkCompletion(1, 0, WcOpcode.RECV, 0, 5, 0, 7, 0, 0);
+        assertTrue(receive.complete(PolledCompletion.of(first), null));
+        assertEquals(first, receive.result());
+        assertSame(receive.result(), receive.result(), "made once");
+        assertTrue(receive.reposted(2));
+        assertNull(receive.result(), "in flight again");
+        WorkCompletion second = new WorkCompletion(2, 0, WcOpcode.RECV_RDMA_WITH_IMM, 0, 99, 42, 7, 0,
+            WorkCompletion.WITH_IMM);
+        assertTrue(receive.complete(PolledCompletion.of(second), null));
+        assertEquals(second, receive.result(), "the second completion's, not a record kept of the first");
+
+        PostedRequest covered = new PostedRequest(8, WorkRequest.Kind.SEND);
+        assertTrue(covered.completeCovered(new WorkCompletion(0, 0, WcOpcode.SEND, 0, 0, 0, 7, 0, 0)));
+        assertEquals(new WorkCompletion(8, 0, WcOpcode.SEND, 0, 0, 0, 7, 0, 0), covered.result(), "its own wr_id");
     }
 
     @Test

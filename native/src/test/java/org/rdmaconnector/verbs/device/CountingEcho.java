@@ -143,8 +143,9 @@ final class CountingEcho implements EndpointSink {
         }
         if (greetings == 0) {
             byte[] data = c.data();
-            if (!holdBack(() -> c.connection().send(data))) {
-                c.connection().send(data); // before counting: if it throws, the delivery is attempted again
+            InboundConnection connection = c.connection(); // taken now: the completion is valid during its delivery
+            if (!holdBack(() -> connection.send(data))) {
+                connection.send(data); // before counting: if it throws, the delivery is attempted again
             }
         } else if (c.sequence() == greetings) {
             c.connection().disconnect(); // every greeting answered: as ucmatose's server, end the connection

@@ -7,6 +7,7 @@ import org.rdmaconnector.connector.CmEventType;
 import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.spi.EndpointSink;
+import org.rdmaconnector.connector.spi.KeptCompletion;
 
 /** Records what a listener delivers; optionally answers each received message. */
 final class Recorder implements EndpointSink {
@@ -69,6 +70,6 @@ final class Recorder implements EndpointSink {
         if (onReceive != null && completion.isReceive()) {
             onReceive.accept(completion);
         }
-        completions.add(completion); // once taken: a delivery that threw is attempted again
+        completions.add(KeptCompletion.of(completion)); // taken during its delivery (once: a throw is retried)
     }
 }

@@ -24,6 +24,7 @@ import org.rdmaconnector.connector.spi.Activation;
 import org.rdmaconnector.connector.spi.ChannelSet;
 import org.rdmaconnector.connector.spi.ChannelSettings;
 import org.rdmaconnector.connector.spi.EndpointSink;
+import org.rdmaconnector.connector.spi.KeptCompletion;
 import org.rdmaconnector.connector.spi.EndpointUnavailableException;
 import org.rdmaconnector.connector.spi.ListenerSettings;
 import org.rdmaconnector.verbs.TestProbes;
@@ -146,7 +147,7 @@ class UnavailableEndpointDeviceTest {
             if (delivered.isEmpty()) {
                 firstDelivery = System.nanoTime();
             }
-            delivered.add(completion);
+            delivered.add(KeptCompletion.of(completion));
         }
     }
 }
