@@ -161,9 +161,12 @@ public final class LayeredEcho {
         return byThread;
     }
 
-    /** Prints the bytes per message allocated since {@code start}: in all, and by each thread that allocated. */
-    private static void printAllocation(Map<Long, Long> start, int messages) {
-        Map<Long, Long> now = allocatedBytes();
+    /**
+     * Prints the bytes per message allocated from {@code start} to {@code now}: in all, and by each thread that
+     * allocated; and the part the listener's own calls allocated, when it counted them.
+     */
+    private static void printAllocation(Map<Long, Long> start, Map<Long, Long> now, int messages,
+                                        long listenerBytes) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
             .getThreadMXBean();
         Map<String, Long> byName = new TreeMap<>();
@@ -180,6 +183,11 @@ public final class LayeredEcho {
             + "listener and its echo back)%n", (double) sum / messages, messages);
         byName.forEach((name, bytes) -> System.out.printf("  thread %-40s %8.1f B/msg%n", name,
             (double) bytes / messages));
+        if (listenerBytes > 0) {
+            System.out.printf("  of which the listener's own call (its reply) %.1f B/msg; the rest, from the CQ to the "
+                + "listener, %.1f B/msg%n", (double) listenerBytes / messages,
+                (double) (sum - listenerBytes) / messages);
+        }
     }
 
     /**
@@ -189,6 +197,9 @@ public final class LayeredEcho {
      */
     private static final class ServerCount {
         private static final String JFR_FILE = System.getProperty("layered.jfr");
+        // got once: ManagementFactory's look-up allocates at each call
+        private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         private final int count;
         private final int warmup;
         private final AtomicLong echoed = new AtomicLong();
@@ -196,6 +207,8 @@ public final class LayeredEcho {
         private final CountDownLatch done = new CountDownLatch(1);
         private final CountDownLatch reported = new CountDownLatch(1);
         private volatile Map<Long, Long> startBytes;
+        // what the listener itself allocated in the timed part (its reply's WorkRequest), when it says
+        private final AtomicLong listenerBytes = new AtomicLong();
         private volatile Recording recording;
         // samples from the warm-up's second half on, not kept: a thread's sample weighs the bytes since its last
         // one, so the first in the timed part would weigh the thread's whole warm-up
@@ -217,6 +230,19 @@ public final class LayeredEcho {
             return r;
         }
 
+        /** Bytes the calling thread has allocated so far (allocating nothing). */
+        static long threadBytes() {
+            return THREADS.getCurrentThreadAllocatedBytes();
+        }
+
+        /** A message echoed by a listener that allocated {@code ownBytes} itself (its reply) in its call. */
+        void echoed(long ownBytes) {
+            if (startBytes != null) {
+                listenerBytes.addAndGet(ownBytes);
+            }
+            echoed();
+        }
+
         void echoed() {
             long n = echoed.incrementAndGet();
             if (n == warmup / 2 && primer != null) {
@@ -229,11 +255,12 @@ public final class LayeredEcho {
                 }
                 startBytes = allocatedBytes();
             } else if (n == count) {
+                Map<Long, Long> endBytes = allocatedBytes(); // before stopping JFR, which allocates itself
                 Recording r = recording;
                 if (r != null) {
-                    r.stop(); // first: the peer, given its last echo, disconnects and the server shuts down
+                    r.stop(); // then: the peer, given its last echo, disconnects and the server shuts down
                 }
-                printAllocation(startBytes, count - warmup);
+                printAllocation(startBytes, endBytes, count - warmup, listenerBytes.get());
                 if (r != null) {
                     try (r) {
                         r.dump(Path.of(JFR_FILE));
@@ -316,9 +343,10 @@ public final class LayeredEcho {
                     }
                 }, completion -> {
                     if (completion.isReceive() && completion.isSuccess()) {
+                        long before = ServerCount.threadBytes();
                         byte[] message = own.get();
                         completion.connection().send(message, 0, completion.copyData(message, 0), signaledEcho);
-                        served.echoed();
+                        served.echoed(ServerCount.threadBytes() - before);
                     }
                 }));
             System.out.println("listening on port " + port);
