@@ -16,7 +16,6 @@ import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MemoryRegion;
 import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.RemoteRegion;
-import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.PolledCompletion;

@@ -26,7 +26,6 @@ import org.rdmaconnector.verbs.AsyncEvent;
 import org.rdmaconnector.verbs.AsyncEventType;
 import org.rdmaconnector.verbs.CmEvent;
 import org.rdmaconnector.verbs.CmId;
-import org.rdmaconnector.verbs.CompletionChannel;
 import org.rdmaconnector.verbs.ConnectionParameters;
 import org.rdmaconnector.verbs.Device;
 import org.rdmaconnector.verbs.DeviceContext;
