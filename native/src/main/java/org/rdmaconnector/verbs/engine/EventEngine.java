@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.rdmaconnector.connector.RdmaException;
@@ -85,7 +86,9 @@ public final class EventEngine implements AutoCloseable {
     private final Memory wakeBuffer = Mem.allocate(8);
     private final Memory wakeReadBuffer = Mem.allocate(8);
     private final Map<Long, Reg<?>> registrations = new ConcurrentHashMap<>();
-    private final Queue<Reg<?>> resumed = new ConcurrentLinkedQueue<>();
+    // sources to read again in the next pass, newest first: a stack the registrations link themselves into (each at
+    // most once), so that adding one, which a busy-polling loop does in every pass, makes no queue node
+    private final AtomicReference<Reg<?>> resumed = new AtomicReference<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     // delivery tasks the executor refused, pending until it accepts them (added from any thread, resubmitted by the
     // loop, or by close() once the loop ended): nothing is dropped and each keeps its own order
@@ -555,7 +558,7 @@ public final class EventEngine implements AutoCloseable {
         try {
             while (!closing.get()) {
                 int timeout = -1;
-                if (!resumed.isEmpty()) {
+                if (resumed.get() != null) {
                     timeout = 0; // sources that used their read budget are waiting: only look, do not sleep
                 } else if (!refused.isEmpty()) {
                     if (!retrying) {
@@ -607,14 +610,7 @@ public final class EventEngine implements AutoCloseable {
                         nextRetry = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryMillis);
                     }
                 }
-                // only those resumed before this pass: a source that never runs dry must not starve the others
-                for (int k = resumed.size(); k > 0; k--) {
-                    Reg<?> reg = resumed.poll();
-                    if (reg == null) {
-                        break;
-                    }
-                    reg.pump();
-                }
+                pumpResumed();
                 if (!held.isEmpty()) {
                     lookAtHeld();
                 }
@@ -713,6 +709,39 @@ public final class EventEngine implements AutoCloseable {
     }
 
     // Loop thread only: epoll_wait's timeout until the first held source is due, rounded up to whole milliseconds
+    /** Any thread: {@code reg} is read again in the loop's next pass (woken by the caller if it sleeps). */
+    private void resume(Reg<?> reg) {
+        if (!reg.resumeQueued.compareAndSet(false, true)) {
+            return; // there already
+        }
+        Reg<?> below;
+        do {
+            below = resumed.get();
+            reg.nextResumed = below;
+        } while (!resumed.compareAndSet(below, reg));
+    }
+
+    /**
+     * Loop thread: reads again the sources resumed before this pass, oldest first (one resumed meanwhile waits for
+     * the next pass: a source that never runs dry must not starve the others).
+     */
+    private void pumpResumed() {
+        Reg<?> oldest = null;
+        for (Reg<?> reg = resumed.getAndSet(null); reg != null; ) { // newest first: turned around
+            Reg<?> below = reg.nextResumed;
+            reg.nextResumed = oldest;
+            oldest = reg;
+            reg = below;
+        }
+        while (oldest != null) {
+            Reg<?> reg = oldest;
+            oldest = reg.nextResumed;
+            reg.nextResumed = null;
+            reg.resumeQueued.set(false); // before its pump, which may resume it again
+            reg.pump();
+        }
+    }
+
     private int millisUntilHeldLook() {
         long first = Long.MAX_VALUE;
         long now = System.nanoTime();
@@ -776,6 +805,9 @@ public final class EventEngine implements AutoCloseable {
         volatile long readByWaiters;
         // a delivery thread polls the source after its delivery now (pollForNext): one at a time per registration
         final AtomicBoolean deliveryPolls = new AtomicBoolean();
+        // in the engine's resumed stack (at most once), and the registration below it there
+        final AtomicBoolean resumeQueued = new AtomicBoolean();
+        Reg<?> nextResumed;
         // threads in pollUntil now; while any polls, the loop neither busy-polls nor arms the source, and the last to
         // leave arms it if the loop left that to it (armingOwed: set before waiters is read, so one of them arms)
         final AtomicInteger waiters = new AtomicInteger();
@@ -860,7 +892,7 @@ public final class EventEngine implements AutoCloseable {
                     }
                     if (busyPolling()) {
                         busyPolls++;
-                        resumed.add(this); // polled again after a look at the other fds, its own still unarmed
+                        resume(this); // polled again after a look at the other fds, its own still unarmed
                         return;
                     }
                     try {
@@ -886,7 +918,7 @@ public final class EventEngine implements AutoCloseable {
                 inFlight.incrementAndGet();
                 dispatch(event);
             }
-            resumed.add(this); // budget used: come back after the others
+            resume(this); // budget used: come back after the others
         }
 
         // Loop thread, holding reading, the source run dry: while a thread polls it (pollUntil), or within the waiter
@@ -999,7 +1031,7 @@ public final class EventEngine implements AutoCloseable {
 
         // Any thread: the loop reads the source again in its next pass, woken if it sleeps
         private void readSoon() {
-            resumed.add(this);
+            resume(this);
             wake();
         }
 
@@ -1376,7 +1408,7 @@ public final class EventEngine implements AutoCloseable {
                         + name + " again (" + refusals
                         + " refusals in all); reading its source resumes");
                     if (!removed) {
-                        resumed.add(Reg.this);
+                        resume(Reg.this);
                         wake();
                     }
                 }
