@@ -8,8 +8,8 @@ import org.rdmaconnector.connector.MemoryRegion;
 import org.rdmaconnector.connector.RemoteAccess;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.verbs.CmId;
-import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.ConnectionParameters;
+import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
 
 /**

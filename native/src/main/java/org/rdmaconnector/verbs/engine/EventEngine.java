@@ -708,7 +708,6 @@ public final class EventEngine implements AutoCloseable {
         }
     }
 
-    // Loop thread only: epoll_wait's timeout until the first held source is due, rounded up to whole milliseconds
     /** Any thread: {@code reg} is read again in the loop's next pass (woken by the caller if it sleeps). */
     private void resume(Reg<?> reg) {
         if (!reg.resumeQueued.compareAndSet(false, true)) {
@@ -742,6 +741,7 @@ public final class EventEngine implements AutoCloseable {
         }
     }
 
+    // Loop thread only: epoll_wait's timeout until the first held source is due, rounded up to whole milliseconds
     private int millisUntilHeldLook() {
         long first = Long.MAX_VALUE;
         long now = System.nanoTime();
