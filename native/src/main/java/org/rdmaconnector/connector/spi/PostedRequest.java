@@ -218,13 +218,7 @@ final class PostedRequest implements WorkRequest {
 
     /** Records the work completion polled (and received bytes) and completes, once. */
     boolean complete(PolledCompletion polled, byte[] received) {
-        return complete(polled.status(), polled.opcode(), polled.vendorError(), polled.byteLength(),
-            polled.immediateData(), polled.qpNumber(), polled.sourceQp(), polled.flags(), received, null);
-    }
-
-    /** Records {@code workCompletion} (and received bytes) and completes, once. */
-    boolean complete(WorkCompletion workCompletion, byte[] received) {
-        return complete(workCompletion, received, null);
+        return complete(polled, received, null);
     }
 
     /**
@@ -232,7 +226,7 @@ final class PostedRequest implements WorkRequest {
      * connection's completion of the covered requests of this kind (its wr_id is none of theirs): this request's
      * own has its fields and this request's wr_id.
      */
-    boolean completeCovered(WorkCompletion covered) {
+    boolean completeCovered(PolledCompletion covered) {
         return complete(covered, null, null);
     }
 
@@ -240,33 +234,27 @@ final class PostedRequest implements WorkRequest {
      * For the connector's own use: ends a request that can never complete with {@code error}, recording
      * {@code flushed} (status {@code IBV_WC_WR_FLUSH_ERR}) as its result; once, like {@link #complete}.
      */
-    boolean fail(WorkCompletion flushed, RdmaException error) {
+    boolean fail(PolledCompletion flushed, RdmaException error) {
         if (error == null) {
             throw new IllegalArgumentException("error must not be null");
         }
         return complete(flushed, null, error);
     }
 
-    private boolean complete(WorkCompletion wc, byte[] received, RdmaException error) {
-        return complete(wc.status(), wc.opcode(), wc.vendorError(), wc.byteLength(), wc.immediateData(),
-            wc.qpNumber(), wc.sourceQp(), wc.flags(), received, error);
-    }
-
-    private boolean complete(int status, WcOpcode opcode, int vendorError, int byteLength, int immediateData,
-                             int qpNumber, int sourceQp, int flags, byte[] received, RdmaException error) {
+    private boolean complete(PolledCompletion wc, byte[] received, RdmaException error) {
         Completion c;
         synchronized (this) {
             if (done) {
                 return false;
             }
-            this.status = status;
-            this.opcode = opcode;
-            this.vendorError = vendorError;
-            this.byteLength = byteLength;
-            this.immediateData = immediateData;
-            this.qpNumber = qpNumber;
-            this.sourceQp = sourceQp;
-            this.flags = flags;
+            status = wc.status();
+            opcode = wc.opcode();
+            vendorError = wc.vendorError();
+            byteLength = wc.byteLength();
+            immediateData = wc.immediateData();
+            qpNumber = wc.qpNumber();
+            sourceQp = wc.sourceQp();
+            flags = wc.flags();
             result = null;
             data = received;
             failure = error; // before done: whoever sees it done sees the failure

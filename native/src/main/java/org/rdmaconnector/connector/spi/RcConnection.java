@@ -56,7 +56,7 @@ final class RcConnection {
     private final LongTable<PostedRequest> posted;
     // by request kind: the successful completion of the unsignaled requests a signaled one covers, made once and
     // shared (wr_id 0, no request's: each request makes its own from it only when asked, PostedRequest.result())
-    private final WorkCompletion[] covered;
+    private final PolledCompletion[] covered;
     private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
     private final SelectiveSignaling signaling;
     // the lock of every send-queue post: work request ids grow in the send queue's order. Not the signaling's own:
@@ -152,7 +152,7 @@ final class RcConnection {
         this.lentLength = new int[recvSlots];
         this.copiedAtClose = new byte[recvSlots][];
         this.slotPosters = new Poster[sendSlots + recvSlots];
-        this.covered = new WorkCompletion[WorkRequest.Kind.values().length];
+        this.covered = new PolledCompletion[WorkRequest.Kind.values().length];
         this.qp = id.createQueuePair(pd, cq, cq, capabilities);
         this.qpNumber = qp.qpNumber();
         this.signaling = new SelectiveSignaling(capabilities.maxSendWr()); // as asked: the device may grant more
@@ -161,8 +161,8 @@ final class RcConnection {
         Memory memory = null;
         try {
             for (WorkRequest.Kind kind : WorkRequest.Kind.values()) {
-                covered[kind.ordinal()] = new WorkCompletion(0, Layout.IBV_WC_SUCCESS, opcodeOf(kind), 0, 0, 0,
-                    qpNumber, 0, 0);
+                covered[kind.ordinal()] = PolledCompletion.of(new WorkCompletion(0, Layout.IBV_WC_SUCCESS,
+                    opcodeOf(kind), 0, 0, 0, qpNumber, 0, 0));
             }
             memory = Mem.allocate(bytes);
             this.staging = pd.register(memory.getByteBuffer(0, Math.toIntExact(bytes)));
@@ -521,8 +521,9 @@ final class RcConnection {
     }
 
     /** The work completion {@code p} ends with when the connector flushes it (IBV_WC_WR_FLUSH_ERR). */
-    private WorkCompletion flushed(PostedRequest p) {
-        return new WorkCompletion(p.wrId(), Layout.IBV_WC_WR_FLUSH_ERR, opcodeOf(p.kind()), 0, 0, 0, qpNumber, 0, 0);
+    private PolledCompletion flushed(PostedRequest p) {
+        return PolledCompletion.of(new WorkCompletion(p.wrId(), Layout.IBV_WC_WR_FLUSH_ERR, opcodeOf(p.kind()), 0, 0,
+            0, qpNumber, 0, 0));
     }
 
     private static String postFunction(WorkRequest.Kind kind) {
@@ -583,7 +584,7 @@ final class RcConnection {
         for (long wrId : posted.ids()) {
             PostedRequest p = endAlone(wrId);
             if (p != null) {
-                WorkCompletion flushed = flushed(p);
+                PolledCompletion flushed = flushed(p);
                 if (removal != null) {
                     p.fail(flushed, removal.error(postFunction(p.kind())));
                 } else {

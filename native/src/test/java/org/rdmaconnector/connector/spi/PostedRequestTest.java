@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A work request ends once: with its work completion, or failed (its device removed), which its waiter is told. */
 @Timeout(30)
 class PostedRequestTest {
-    private static WorkCompletion completion(long wrId, int status) {
-        return new WorkCompletion(wrId, status, WcOpcode.RECV, 0, 0, 0, 7, 0, 0);
+    private static PolledCompletion completion(long wrId, int status) {
+        return PolledCompletion.of(new WorkCompletion(wrId, status, WcOpcode.RECV, 0, 0, 0, 7, 0, 0));
     }
 
     private static final RdmaException REMOVED = RdmaErrors.explained("ibv_post_recv", Layout.ENODEV,
@@ -33,7 +33,8 @@ class PostedRequestTest {
 
     @Test
     void aCoveredRequestIsDoneAndItsResultIsItsOwnMadeFromTheSharedOne() throws Exception {
-        WorkCompletion shared = new WorkCompletion(0, Layout.IBV_WC_SUCCESS, WcOpcode.SEND, 0, 0, 0, 7, 0, 0);
+        PolledCompletion shared = PolledCompletion.of(new WorkCompletion(0, Layout.IBV_WC_SUCCESS, WcOpcode.SEND, 0, 0,
+            0, 7, 0, 0));
         PostedRequest request = new PostedRequest(42, WorkRequest.Kind.SEND);
         assertTrue(request.completeCovered(shared));
         assertFalse(request.completeCovered(shared), "once");
@@ -120,7 +121,8 @@ class PostedRequestTest {
         assertEquals(second, receive.result(), "the second completion's, not a record kept of the first");
 
         PostedRequest covered = new PostedRequest(8, WorkRequest.Kind.SEND);
-        assertTrue(covered.completeCovered(new WorkCompletion(0, 0, WcOpcode.SEND, 0, 0, 0, 7, 0, 0)));
+        assertTrue(covered.completeCovered(PolledCompletion.of(new WorkCompletion(0, 0, WcOpcode.SEND, 0, 0, 0, 7, 0,
+            0))));
         assertEquals(new WorkCompletion(8, 0, WcOpcode.SEND, 0, 0, 0, 7, 0, 0), covered.result(), "its own wr_id");
     }
 
