@@ -63,6 +63,9 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  */
 public final class LayeredEcho {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    // got once: ManagementFactory's look-up allocates at each call (a server's listener asks it per message)
+    private static final com.sun.management.ThreadMXBean THREADS =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final long BUSY_POLL_NANOS = Long.getLong("layered.busyPollMicros",
         EventEngine.DEFAULT_BUSY_POLL_MICROS) * 1000;
 
@@ -150,10 +153,8 @@ public final class LayeredEcho {
 
     /** Bytes allocated so far by each live thread of the JVM, by thread id. */
     private static Map<Long, Long> allocatedBytes() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
-            .getThreadMXBean();
-        long[] ids = threads.getAllThreadIds();
-        long[] bytes = threads.getThreadAllocatedBytes(ids);
+        long[] ids = THREADS.getAllThreadIds();
+        long[] bytes = THREADS.getThreadAllocatedBytes(ids);
         Map<Long, Long> byThread = new HashMap<>();
         for (int i = 0; i < ids.length; i++) {
             byThread.put(ids[i], Math.max(0, bytes[i]));
@@ -167,13 +168,11 @@ public final class LayeredEcho {
      */
     private static void printAllocation(Map<Long, Long> start, Map<Long, Long> now, int messages,
                                         long listenerBytes) {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
-            .getThreadMXBean();
         Map<String, Long> byName = new TreeMap<>();
         long sum = 0;
         for (Map.Entry<Long, Long> entry : now.entrySet()) {
             long bytes = entry.getValue() - start.getOrDefault(entry.getKey(), 0L);
-            java.lang.management.ThreadInfo info = threads.getThreadInfo(entry.getKey());
+            java.lang.management.ThreadInfo info = THREADS.getThreadInfo(entry.getKey());
             if (bytes > 0 && info != null) {
                 byName.merge(info.getThreadName().replaceAll("[0-9]+", "N"), bytes, Long::sum);
             }
@@ -197,9 +196,6 @@ public final class LayeredEcho {
      */
     private static final class ServerCount {
         private static final String JFR_FILE = System.getProperty("layered.jfr");
-        // got once: ManagementFactory's look-up allocates at each call
-        private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         private final int count;
         private final int warmup;
         private final AtomicLong echoed = new AtomicLong();
