@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** What the host and device tests observe the same way: a condition coming true, the process's open fds. */
@@ -29,6 +32,43 @@ public final class TestProbes {
             return fds.count();
         }
     }
+
+    /**
+     * The open file descriptors of this process by number, each with what it points at (the /proc/self/fd link's
+     * target), left out the listing's own fd. Give it to {@link #fdsOpenedSince(Map)} later.
+     */
+    public static Map<Integer, String> openFdTargets() throws IOException {
+        Map<Integer, String> fds = new TreeMap<>();
+        try (Stream<Path> entries = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : entries.toList()) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (!target.equals(LISTING)) {
+                        fds.put(Integer.valueOf(fd.getFileName().toString()), target);
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // closed between the listing and the read
+                }
+            }
+        }
+        return fds;
+    }
+
+    /**
+     * The file descriptors opened since {@code before} ({@link #openFdTargets()}) and still open: a number that was not
+     * open then, or now points at something else. Unlike a count, it is not moved by a cleaner closing what an earlier
+     * test dropped. Left out: jars (the JVM opens one as it first loads a class from it) and libffi's one file of
+     * executable memory (JNA's first native call makes it; it lives as long as the process).
+     */
+    public static Map<Integer, String> fdsOpenedSince(Map<Integer, String> before) throws IOException {
+        Map<Integer, String> now = openFdTargets();
+        now.entrySet().removeAll(before.entrySet());
+        now.values().removeIf(target -> target.endsWith(".jar") || LIBFFI.matcher(target).matches());
+        return now;
+    }
+
+    private static final String LISTING = "/proc/" + ProcessHandle.current().pid() + "/fd";
+    private static final Pattern LIBFFI = Pattern.compile(".*/ffi\\w{6} \\(deleted\\)");
 
     /**
      * The open epoll fds, eventfds and pipes of this process (/proc/self/fd entries whose target is

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
@@ -56,7 +57,7 @@ class NoDeviceTest {
 
     @Test
     void openingAChannelSetNamesTheMissingDevice() throws Exception {
-        long fds = TestProbes.openFds();
+        Map<Integer, String> fds = TestProbes.openFdTargets();
         RdmaException e = assertThrows(RdmaException.class,
             () -> ChannelSet.open(new ChannelSettings("mlx5_0", 1, 256, 0, 64, 64, 0, 1 << 20), devices, engine));
         assertTrue(e.getMessage().startsWith("cannot open RDMA channels on device mlx5_0: rdma_get_devices failed: "),
@@ -69,7 +70,7 @@ class NoDeviceTest {
         assertTrue(first.getMessage().startsWith("cannot open RDMA channels on the first device with port 1 ACTIVE: "
             + "ibv_get_device_list failed: ENOSYS (38): the kernel has no RDMA "
             + "support"), first.getMessage());
-        assertEquals(fds, TestProbes.openFds(), "a failed open must not leak file descriptors");
+        assertEquals(Map.of(), TestProbes.fdsOpenedSince(fds), "a failed open must not leak file descriptors");
         assertEquals(List.of(), devices.openDevices());
     }
 
@@ -82,7 +83,7 @@ class NoDeviceTest {
         assertTrue(activation.stateDetail().startsWith("waiting: rdma_create_event_channel failed: ENODEV (19)"),
             activation.stateDetail());
         assertTrue(activation.stateDetail().endsWith("next try in 1 s"), activation.stateDetail());
-        assertEquals(java.util.Map.of("PEER_NOT_ALLOWED", 0L, "MAX_CONNECTIONS", 0L, "MAX_CONNECTIONS_PER_PEER", 0L,
+        assertEquals(Map.of("PEER_NOT_ALLOWED", 0L, "MAX_CONNECTIONS", 0L, "MAX_CONNECTIONS_PER_PEER", 0L,
             "NOT_ACCEPTED", 0L, "NO_RESOURCES", 0L), activation.rejections(), "every reason is counted, from 0");
         for (int i = 0; i < 6; i++) {
             Runnable task;

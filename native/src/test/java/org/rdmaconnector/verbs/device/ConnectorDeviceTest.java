@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -55,11 +56,11 @@ class ConnectorDeviceTest {
     private EventEngine engine;
     private DeviceRegistry devices;
     private ListenerHub hub;
-    private long fdsBefore;
+    private Map<Integer, String> fdsBefore;
 
     @BeforeEach
     void start() throws Exception {
-        fdsBefore = TestProbes.openFds();
+        fdsBefore = TestProbes.openFdTargets();
         stack = new ConnectorStack();
         engine = stack.engine;
         devices = stack.devices;
@@ -69,7 +70,7 @@ class ConnectorDeviceTest {
     @AfterEach
     void stop() throws Exception {
         stack.close();
-        assertEquals(fdsBefore, TestProbes.openFds(), "every fd opened by the test is closed again");
+        assertEquals(Map.of(), TestProbes.fdsOpenedSince(fdsBefore), "every fd opened by the test is closed again");
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {

@@ -153,7 +153,7 @@ class EngineDeviceTest {
         // test is made after the count
         Loopback.connect(1, SLOT).close();
         engine.close();
-        long fdsBefore = TestProbes.openFds();
+        Map<Integer, String> fdsBefore = TestProbes.openFdTargets();
         engine = new EventEngine(threads, pool);
         int messages = 20;
         Loopback link = Loopback.connect(messages, SLOT);
@@ -176,6 +176,6 @@ class EngineDeviceTest {
         assertEquals(0, link.server.cq().unackedEvents(), "every completion event acknowledged");
         assertEquals(link.server.channel().eventsReceived(), completions.eventsAcked());
         link.close();
-        assertEquals(fdsBefore, TestProbes.openFds(), "open fds before and after (/proc/self/fd)");
+        assertEquals(Map.of(), TestProbes.fdsOpenedSince(fdsBefore), "fds opened and left open (/proc/self/fd)");
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -38,11 +39,11 @@ class UnreadEventsDeviceTest {
     private ConnectorStack stack;
     private ExecutorService delivery;
     private EventEngine doomed;
-    private long fdsBefore;
+    private Map<Integer, String> fdsBefore;
 
     @BeforeEach
     void start() throws Exception {
-        fdsBefore = TestProbes.openFds();
+        fdsBefore = TestProbes.openFdTargets();
         stack = new ConnectorStack();
         delivery = Executors.newFixedThreadPool(2);
         doomed = new EventEngine(r -> {
@@ -58,7 +59,7 @@ class UnreadEventsDeviceTest {
         delivery.shutdownNow();
         assertTrue(delivery.awaitTermination(5, TimeUnit.SECONDS));
         stack.close();
-        assertEquals(fdsBefore, TestProbes.openFds(), "every fd opened by the test is closed again");
+        assertEquals(Map.of(), TestProbes.fdsOpenedSince(fdsBefore), "every fd opened by the test is closed again");
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
