@@ -133,7 +133,7 @@ public final class ConnectorPerftest {
                         long t0 = System.nanoTime();
                         WorkRequest read = endpoint.read(local, 0, size, remote, 0);
                         long posted = System.nanoTime();
-                        await(read, "read " + i);
+                        await(read, "read", i);
                         if (i >= 0) {
                             samples[i] = System.nanoTime() - t0;
                             posts[i] = posted - t0;
@@ -150,7 +150,7 @@ public final class ConnectorPerftest {
                         }
                         long t0 = System.nanoTime();
                         if (previous != null) { // its echo came back, so it is done or about to be
-                            await(previous, "write " + (i - 1));
+                            await(previous, "write", i - 1);
                         }
                         previous = endpoint.write(local, 0, size, remote, 0);
                         long deadline = t0 + TIMEOUT.toNanos();
@@ -207,7 +207,7 @@ public final class ConnectorPerftest {
                 start = startTiming();
             }
             if (outstanding.size() == window) {
-                await(outstanding.poll(), "request " + i);
+                await(outstanding.poll(), "request", i);
             }
             int slot = 2 + Math.floorMod(i, window);
             boolean signaled = Math.floorMod(i + 1, signalEvery) == 0 || i == -1 || i == iters - 1;
@@ -230,10 +230,18 @@ public final class ConnectorPerftest {
     }
 
     private static void await(WorkRequest request, String what) throws InterruptedException {
+        await(request, what, Long.MIN_VALUE);
+    }
+
+    /**
+     * Awaits {@code request}, the operation {@code what} numbered {@code index} (none: {@code Long.MIN_VALUE}), and
+     * fails naming both unless it succeeded. The name is made only then: C's loops format nothing per operation.
+     */
+    private static void await(WorkRequest request, String what, long index) throws InterruptedException {
         WorkCompletion done = request.await(TIMEOUT);
         if (done == null || !done.isSuccess()) {
-            throw new IllegalStateException(what + ": " + (done == null ? "not completed within " + TIMEOUT
-                : done.statusText()));
+            throw new IllegalStateException(what + (index == Long.MIN_VALUE ? "" : " " + index) + ": "
+                + (done == null ? "not completed within " + TIMEOUT : done.statusText()));
         }
     }
 
@@ -290,7 +298,7 @@ public final class ConnectorPerftest {
                     continue;
                 }
                 if (previous != null) {
-                    await(previous, "echo " + (expected - 1));
+                    await(previous, "echo", expected - 1);
                 }
                 previous = connection.write(region, 0, size, client, size);
                 expected++;

@@ -52,19 +52,26 @@ record RdmaOperation(Opcode opcode, MemoryRegion local, int offset, int length, 
         if (local.isClosed()) {
             throw new IllegalStateException("the local memory region of " + opcode.text + " is closed");
         }
-        checkRange("local", offset, length, local.length(), "the local memory region");
-        checkRange("remote", remoteOffset, length, remote.length(), "the peer's " + remote);
+        if (outside(offset, length, local.length())) {
+            throw outsideRegion("local", offset, length, "the local memory region", local.length());
+        }
+        if (outside(remoteOffset, length, remote.length())) { // remote.toString() only then: this runs per post
+            throw outsideRegion("remote", remoteOffset, length, "the peer's " + remote, remote.length());
+        }
         if (!remote.allows(opcode.needs)) {
             throw new IllegalArgumentException(opcode.text + " to the peer's " + remote + " is refused: the peer "
                 + "registered it without RemoteAccess." + opcode.needs);
         }
     }
 
-    private static void checkRange(String name, int offset, int length, int regionLength, String region) {
-        if (offset < 0 || length < 0 || offset > regionLength - length) {
-            throw new IllegalArgumentException(name + " range [" + offset + ", " + offset + " + " + length
-                + ") is outside " + region + " of " + regionLength + " bytes");
-        }
+    private static boolean outside(int offset, int length, int regionLength) {
+        return offset < 0 || length < 0 || offset > regionLength - length;
+    }
+
+    private static IllegalArgumentException outsideRegion(String name, int offset, int length, String region,
+                                                          int regionLength) {
+        return new IllegalArgumentException(name + " range [" + offset + ", " + offset + " + " + length
+            + ") is outside " + region + " of " + regionLength + " bytes");
     }
 
     static RdmaOperation write(MemoryRegion local, int offset, int length, RemoteRegion remote, int remoteOffset,
