@@ -1,6 +1,7 @@
 package org.rdmaconnector.connector.spi;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import org.rdmaconnector.connector.Completion;
 import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WcOpcode;
@@ -12,12 +13,13 @@ import org.rdmaconnector.verbs.engine.Registration;
 /**
  * The connector's {@link WorkRequest}: made when a request is posted, completed or failed once by the connector (a
  * listener's receive posted again into its slot is the same object, started afresh: {@link #reposted}). Its
- * {@link Completion} is made when someone first asks for it (or waits): most requests (a listener's receives posted
- * again, its replies) are never waited on, and a completion's lock would be allocated for each. A thread that
- * awaits it reads its CQ itself first, for up to the engine's busy-poll budget, where the loop only completes requests
- * (a channel set's): the completion then needs no hand-off from the loop to the waiting thread.
+ * {@link Completion} is made when someone first asks for it, or awaits the request in flight: most requests (a
+ * listener's receives posted again, its replies) are never waited on, an await that finds its request done consumes
+ * the event without one, and a completion's lock would be allocated for each. A thread that awaits it reads its CQ
+ * itself first, for up to the engine's busy-poll budget, where the loop only completes requests (a channel set's):
+ * the completion then needs no hand-off from the loop to the waiting thread.
  */
-final class PostedRequest implements WorkRequest {
+final class PostedRequest implements WorkRequest, BooleanSupplier {
     // set again only when a listener's receive is posted again into its slot (reposted): read by the threads the
     // request is handed to through the posted table's lock, or the engine's hand-off
     private long wrId;
@@ -28,6 +30,9 @@ final class PostedRequest implements WorkRequest {
     private final boolean signaled;
     // made on the first ask; guarded by this (set, and read by complete, under the lock that sets the result)
     private volatile Completion completion;
+    // guarded by this: await consumed the one event of a request done before anyone made its completion, so a
+    // completion made later starts without it
+    private boolean consumed;
     // its work completion's fields, set (under this) before done: no WorkCompletion per completion polled; the
     // record is made when someone asks for it (result()), and kept
     private int status;
@@ -110,7 +115,7 @@ final class PostedRequest implements WorkRequest {
         synchronized (this) {
             if (completion == null) {
                 Completion made = new Completion();
-                if (done) {
+                if (done && !consumed) {
                     made.complete(); // completed before anyone asked: its one event is there
                 }
                 completion = made;
@@ -121,6 +126,12 @@ final class PostedRequest implements WorkRequest {
 
     @Override
     public boolean isDone() {
+        return done;
+    }
+
+    /** {@link #isDone()}: what an awaiting thread polls its CQ until ({@link Registration#pollUntil}). */
+    @Override
+    public boolean getAsBoolean() {
         return done;
     }
 
@@ -185,9 +196,9 @@ final class PostedRequest implements WorkRequest {
         if (completions != null) {
             // no wake-up needed when this thread reads its own completion; called even when the request is done
             // already, since this thread awaits the CQ all the same (the engine's waiter hold)
-            completions.pollUntil(this::isDone);
+            completions.pollUntil(this);
         }
-        if (!completion().waitForCompletion(timeout)) {
+        if (!consumeDone() && !completion().waitForCompletion(timeout)) {
             return null;
         }
         RdmaException f = failure;
@@ -195,6 +206,20 @@ final class PostedRequest implements WorkRequest {
             throw f;
         }
         return result();
+    }
+
+    /**
+     * Consumes the one event of a request that is done while no one made its {@link #completion()}, as waiting on
+     * one would, without making it (a lock, a condition and their nodes for each request awaited done).
+     *
+     * @return whether it consumed the event; false: wait on the completion
+     */
+    private synchronized boolean consumeDone() {
+        if (!done || completion != null || consumed) {
+            return false;
+        }
+        consumed = true;
+        return true;
     }
 
     /**
@@ -212,6 +237,7 @@ final class PostedRequest implements WorkRequest {
         data = null;
         failure = null;
         result = null;
+        consumed = false;
         done = false;
         return true;
     }

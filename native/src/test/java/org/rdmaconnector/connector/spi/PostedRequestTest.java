@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmaconnector.connector.Completion;
 import org.rdmaconnector.connector.RdmaException;
 import org.rdmaconnector.connector.WorkRequest;
 import org.rdmaconnector.connector.WcOpcode;
@@ -104,6 +105,22 @@ class PostedRequestTest {
         assertTrue(askedBefore.complete(completion(6, Layout.IBV_WC_SUCCESS), new byte[0]));
         assertTrue(waiter.get(20, TimeUnit.SECONDS).isSuccess(), "the waiter woke");
         assertFalse(askedBefore.completion().tryWaitForCompletion(), "its one event was consumed");
+    }
+
+    @Test
+    void anAwaitOfADoneRequestConsumesItsOneEventAsWaitingOnItsCompletionWould() throws Exception {
+        PostedRequest done = new PostedRequest(7, WorkRequest.Kind.SEND);
+        assertTrue(done.complete(completion(7, Layout.IBV_WC_SUCCESS), null));
+        assertEquals(7, done.await(Duration.ofSeconds(20)).wrId(), "the result, at once");
+        assertNull(done.await(Duration.ofMillis(1)), "its one event was consumed: a second await times out");
+        assertFalse(done.completion().tryWaitForCompletion(), "a completion made afterwards has no event");
+        assertTrue(done.isDone());
+
+        PostedRequest asked = new PostedRequest(9, WorkRequest.Kind.SEND);
+        assertTrue(asked.complete(completion(9, Layout.IBV_WC_SUCCESS), null));
+        Completion c = asked.completion(); // asked for before the await: the await consumes its event
+        assertEquals(9, asked.await(Duration.ofSeconds(20)).wrId());
+        assertFalse(c.tryWaitForCompletion(), "the await took the completion's one event");
     }
 
     @Test
