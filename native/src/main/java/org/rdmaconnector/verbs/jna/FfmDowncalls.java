@@ -4,6 +4,7 @@ import com.sun.jna.Native;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Array;
 import java.lang.reflect.InvocationTargetException;
 
@@ -109,6 +110,24 @@ public final class FfmDowncalls {
             CALL_STATE.set(state);
         }
         return state;
+    }
+
+    /**
+     * The JDK's accessors of native memory at raw addresses, through a segment spanning the address space (a
+     * restricted method, as the downcalls): getters {@code (long address)T} of {@code long}, {@code int},
+     * {@code short} and {@code byte}, then setters {@code (long address, T value)void} of the same, in native byte
+     * order, any alignment. Keep each in a {@code static final} field: the JIT then compiles a call to a plain load or
+     * store, where JNA's {@code Pointer} makes a JNI call per access.
+     */
+    static MethodHandle[] memoryAccessors() {
+        ensureAvailable();
+        try {
+            return FOREIGN.memoryAccessors();
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("cannot build the memory accessors", e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot build the memory accessors", e);
+        }
     }
 
     /** Returns {@code rc}; when it is negative (a failure that may leave errno), first gives JNA the captured errno. */
@@ -231,6 +250,23 @@ public final class FfmDowncalls {
                 return javaLong;
             }
             throw new IllegalArgumentException("parameter type " + type + " is neither int nor long (a pointer)");
+        }
+
+        MethodHandle[] memoryAccessors() throws ReflectiveOperationException {
+            Object nothing = memorySegment.getField("NULL").get(null);
+            Object everything = memorySegment.getMethod("reinterpret", long.class).invoke(nothing, Long.MAX_VALUE);
+            String[] layouts = {"JAVA_LONG_UNALIGNED", "JAVA_INT_UNALIGNED", "JAVA_SHORT_UNALIGNED", "JAVA_BYTE"};
+            MethodHandle[] accessors = new MethodHandle[2 * layouts.length];
+            for (int i = 0; i < layouts.length; i++) {
+                Object layout = valueLayout.getField(layouts[i]).get(null);
+                // coordinates (MemorySegment, long offset): the offset in the segment from address 0 is the address
+                VarHandle access = (VarHandle) valueLayout.getMethod("varHandle").invoke(layout);
+                accessors[i] = MethodHandles.insertArguments(access.toMethodHandle(VarHandle.AccessMode.GET), 0,
+                    everything);
+                accessors[layouts.length + i] = MethodHandles.insertArguments(
+                    access.toMethodHandle(VarHandle.AccessMode.SET), 0, everything);
+            }
+            return accessors;
         }
 
         Object newCallState() {

@@ -70,6 +70,44 @@ final class ContextOpsCheck {
         }
     }
 
+    /**
+     * {@link Mem}'s reads and writes take the path this JVM chose ({@code expected}) and agree with JNA's own view of
+     * the memory, byte for byte, at an odd address (no alignment is assumed) and with negative values (no widening
+     * goes wrong).
+     */
+    static void verifyMemory(OpsPath expected) {
+        if (Mem.accessPath() != expected) {
+            throw new AssertionError("Mem reads and writes through " + Mem.accessPath() + ", not " + expected);
+        }
+        try (Memory block = Mem.allocate(32)) {
+            long at = Mem.address(block) + 3;
+            Mem.putLong(at, 0x8070605040302010L);
+            checkLong("putLong, read by JNA", 0x8070605040302010L, block.getLong(3));
+            block.setLong(3, -2L);
+            checkLong("getLong of JNA's write", -2L, Mem.getLong(at));
+            Mem.putInt(at + 8, 0xF1E2D3C4);
+            check("putInt, read by JNA", 0xF1E2D3C4, block.getInt(11));
+            block.setInt(11, -3);
+            check("getInt of JNA's write", -3, Mem.getInt(at + 8));
+            Mem.putShort(at + 12, (short) 0xBEEF);
+            check("putShort, read by JNA", (short) 0xBEEF, block.getShort(15));
+            block.setShort(15, (short) -4);
+            check("getShort of JNA's write", -4, Mem.getShort(at + 12));
+            Mem.putByte(at + 14, (byte) 0xA5);
+            check("putByte, read by JNA", (byte) 0xA5, block.getByte(17));
+            block.setByte(17, (byte) -5);
+            check("getByte of JNA's write", -5, Mem.getByte(at + 14));
+            checkLong("the long is untouched by the narrower writes after it", -2L, Mem.getLong(at));
+        }
+    }
+
+    private static void checkLong(String what, long expected, long actual) {
+        if (expected != actual) {
+            throw new AssertionError(what + ": expected 0x" + Long.toHexString(expected) + " but was 0x"
+                + Long.toHexString(actual));
+        }
+    }
+
     private static void check(String what, int expected, int actual) {
         if (expected != actual) {
             throw new AssertionError(what + ": expected " + expected + " but was " + actual);
@@ -84,6 +122,7 @@ final class ContextOpsCheck {
         ContextOps ops = OpsPath.chosen().bind(libcTable());
         verify(ops);
         verifyErrno(OpsPath.chosen().bind(errnoTable()));
+        verifyMemory(expected);
         System.out.println("ContextOpsCheck passed: " + ops.path() + "; " + OpsPath.choiceReason());
     }
 }

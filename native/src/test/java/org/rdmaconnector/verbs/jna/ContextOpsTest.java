@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Both paths of the inline verbs on the host, over libc functions ({@link ContextOpsCheck}): JNA in this JVM; FFM in
- * a child JVM of Java 22 or later ({@link ForeignJava}), or in this one when it is such a Java. The device tests run
- * them on rxe in the soft-RDMA VM.
+ * Both paths of the inline verbs and of {@link Mem}'s reads and writes on the host, over libc functions and a block
+ * of memory ({@link ContextOpsCheck}): JNA in this JVM; FFM in a child JVM of Java 22 or later ({@link ForeignJava}),
+ * or in this one when it is such a Java. The device tests run them on rxe in the soft-RDMA VM.
  */
 class ContextOpsTest {
     @Test
@@ -30,6 +30,9 @@ class ContextOpsTest {
         assertEquals(OpsPath.JNA, ops.path());
         ContextOpsCheck.verify(ops);
         ContextOpsCheck.verifyErrno(OpsPath.JNA.bind(ContextOpsCheck.errnoTable()));
+        if (OpsPath.chosen() == OpsPath.JNA) { // this JVM's Mem is on JNA's path too
+            ContextOpsCheck.verifyMemory(OpsPath.JNA);
+        }
     }
 
     @Test
@@ -37,6 +40,7 @@ class ContextOpsTest {
         if (Runtime.version().feature() >= ForeignJava.MIN_FEATURE && System.getenv(ForeignJava.ENV) == null) {
             ContextOpsCheck.verify(OpsPath.FFM.bind(ContextOpsCheck.libcTable()));
             ContextOpsCheck.verifyErrno(OpsPath.FFM.bind(ContextOpsCheck.errnoTable()));
+            ContextOpsCheck.verifyMemory(OpsPath.FFM);
             return;
         }
         Optional<Path> home = ForeignJava.home();
