@@ -35,7 +35,7 @@ public final class TestProbes {
 
     /**
      * The open file descriptors of this process by number, each with what it points at (the /proc/self/fd link's
-     * target), left out the listing's own fd. Give it to {@link #fdsOpenedSince(Map)} later.
+     * target), except the listing's own fd. Give it to {@link #fdsOpenedSince(Map)} later.
      */
     public static Map<Integer, String> openFdTargets() throws IOException {
         Map<Integer, String> fds = new TreeMap<>();
