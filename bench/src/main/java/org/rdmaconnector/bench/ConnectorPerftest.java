@@ -47,7 +47,9 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * Both sides' engines busy-poll for {@code -Dperftest.busyPollMicros} (default the engine's 50 us), which is also
  * how long a thread awaiting a request polls the client's CQ itself before it sleeps, and hold the CQ unarmed for
  * {@code -Dperftest.waiterHoldMicros} (default the engine's 5 ms) after a thread awaited it. The result line
- * ends with the client's CQ events per operation: each one woke the client's event loop.
+ * ends with the client's CQ events per operation: each one woke the client's event loop. The listener takes no
+ * completions of its own writes and sends ({@code DeliverSendCompletions} false): its {@code write_lat} thread awaits
+ * each of its writes, as perftest's server polls its CQ for each.
  * The bandwidth tests signal one request in {@code -Dperftest.signalEvery} (default 16, at most {@code WINDOW}; 1
  * signals each), as perftest signals one in its {@code --cq-mod}: the others complete with it (selective signaling).
  * The client prints one {@code result} line: messages/s and MB/s (10^6 bytes) for the bandwidth tests, the typical
@@ -252,10 +254,12 @@ public final class ConnectorPerftest {
         AtomicLong received = new AtomicLong();
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("perftest-server", 2)) {
             busyPolling(runtime);
-            // receives enough for send_bw's window of 64 and more while the endpoint's deliveries run
+            // receives enough for send_bw's window of 64 and more while the endpoint's deliveries run; the listener
+            // awaits its own writes (write_lat) as perftest's server polls for them, so none is delivered to it
             Activation activation = runtime.hub().activate(ListenerSettings.builder().address("0.0.0.0").port(port)
                 .maxConnections(1).maxConnectionsPerPeer(1).receiveBufferCount(256)
-                .receiveBufferSize(Math.max(size, HELLO)).maxConcurrentDeliveries(8).build(), new PlainSink("perftest", event -> {
+                .receiveBufferSize(Math.max(size, HELLO)).maxConcurrentDeliveries(8).deliverSendCompletions(false)
+                .build(), new PlainSink("perftest", event -> {
                     if (event.type() == CmEventType.DISCONNECTED) {
                         done.countDown();
                     }

@@ -52,6 +52,12 @@ public final class Whiteboard {
      */
     public static final String DELIVERY_ACTIVE = "rdma.deliveryActive";
     /**
+     * false leaves the successful completions of the service's connections' own signaled sends, WRITEs and READs to
+     * whoever awaits the {@code WorkRequest}, delivering none; failed ones and received messages are delivered either
+     * way (default {@value ListenerSettings#DEFAULT_DELIVER_SEND_COMPLETIONS}).
+     */
+    public static final String DELIVER_SEND_COMPLETIONS = "rdma.deliverSendCompletions";
+    /**
      * The first pause, in ms, between tries to listen while the listener cannot (default: the runtime
      * configuration's setupIntervalMillis, else {@value ListenerSettings#DEFAULT_SETUP_INTERVAL_MILLIS}).
      */

@@ -32,6 +32,7 @@ public class RdmaActivationSpec implements ActivationSpec {
     private Integer setupMaxIntervalMillis;
     private Integer setupAttempts;
     private Boolean deliveryActive;
+    private Boolean deliverSendCompletions;
     private ResourceAdapter resourceAdapter;
 
     /**
@@ -47,7 +48,8 @@ public class RdmaActivationSpec implements ActivationSpec {
             .idleTimeoutSeconds(idleTimeoutSeconds).deliveryAttempts(deliveryAttempts).ackTimeout(ackTimeout)
             .setupDefaults(resourceAdapter instanceof RdmaResourceAdapter ra ? ra.setupDefaults() : null)
             .setupIntervalMillis(setupIntervalMillis).setupMaxIntervalMillis(setupMaxIntervalMillis)
-            .setupAttempts(setupAttempts).deliveryActive(deliveryActive);
+            .setupAttempts(setupAttempts).deliveryActive(deliveryActive)
+            .deliverSendCompletions(deliverSendCompletions);
         List<SettingProblem> problems = builder.problems();
         if (!problems.isEmpty()) {
             throw InvalidProperties.exception("invalid RDMA activation", problems, RdmaActivationSpec.class);
@@ -254,6 +256,19 @@ public class RdmaActivationSpec implements ActivationSpec {
 
     public void setDeliveryActive(Boolean deliveryActive) {
         this.deliveryActive = deliveryActive;
+    }
+
+    /**
+     * Whether the endpoint gets the successful completions of its connections' own signaled sends, WRITEs and READs
+     * (default true); false leaves them to whoever awaits the {@code WorkRequest}, so none costs a delivery. Failed
+     * ones and received messages are delivered either way.
+     */
+    public Boolean getDeliverSendCompletions() {
+        return deliverSendCompletions;
+    }
+
+    public void setDeliverSendCompletions(Boolean deliverSendCompletions) {
+        this.deliverSendCompletions = deliverSendCompletions;
     }
 
     @Override

@@ -145,6 +145,7 @@ public class WhiteboardDelivery {
                 .setupMaxIntervalMillis(number(properties, Whiteboard.SETUP_MAX_INTERVAL_MILLIS))
                 .setupAttempts(number(properties, Whiteboard.SETUP_ATTEMPTS))
                 .deliveryActive(bool(properties, Whiteboard.DELIVERY_ACTIVE))
+                .deliverSendCompletions(bool(properties, Whiteboard.DELIVER_SEND_COMPLETIONS))
                 .build();
             Activation activation = runtime.hub().activate(settings,
                 new ServiceSink(service, name, cmEvents, completions));
@@ -199,8 +200,8 @@ public class WhiteboardDelivery {
             Whiteboard.BACKLOG, Whiteboard.ACCEPT_POLICY, Whiteboard.ALLOWED_PEERS, Whiteboard.RECEIVE_BUFFER_COUNT,
             Whiteboard.RECEIVE_BUFFER_SIZE, Whiteboard.MAX_CONCURRENT_DELIVERIES, Whiteboard.MAX_CONNECTIONS,
             Whiteboard.MAX_CONNECTIONS_PER_PEER, Whiteboard.IDLE_TIMEOUT_SECONDS, Whiteboard.DELIVERY_ATTEMPTS,
-            Whiteboard.ACK_TIMEOUT, Whiteboard.DELIVERY_ACTIVE, Whiteboard.SETUP_INTERVAL_MILLIS,
-            Whiteboard.SETUP_MAX_INTERVAL_MILLIS, Whiteboard.SETUP_ATTEMPTS);
+            Whiteboard.ACK_TIMEOUT, Whiteboard.DELIVERY_ACTIVE, Whiteboard.DELIVER_SEND_COMPLETIONS,
+            Whiteboard.SETUP_INTERVAL_MILLIS, Whiteboard.SETUP_MAX_INTERVAL_MILLIS, Whiteboard.SETUP_ATTEMPTS);
 
         /** The whiteboard properties as text: what an activation is made from. */
         static Map<String, String> keyOf(Map<String, Object> properties) {

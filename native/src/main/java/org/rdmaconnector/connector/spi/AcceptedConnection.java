@@ -88,6 +88,8 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
     private final Consumer<AcceptedConnection> onDestroyed;
     private final AtomicLong receives = new AtomicLong();
     private final AtomicLong sends = new AtomicLong();
+    // ListenerSettings.deliverSendCompletions: false completes a successful send-queue request only where it is polled
+    private final boolean deliversSendCompletions;
     // the liveness rule: when something last happened on the connection, and the deliveries running now
     private final LongSupplier clock;
     private final AtomicInteger delivering = new AtomicInteger();
@@ -110,15 +112,18 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
      */
     AcceptedConnection(long number, ConnectionWire wire, InetSocketAddress listenAddress, Deliveries deliveries,
                        Scheduler scheduler, Consumer<AcceptedConnection> onDestroyed) {
-        this(number, wire, listenAddress, deliveries, scheduler, onDestroyed, System::nanoTime);
+        this(number, wire, listenAddress, deliveries, scheduler, onDestroyed, System::nanoTime, true);
     }
 
     /**
      * @param clock nanoseconds, as {@link System#nanoTime()} (host tests move it by hand)
+     * @param deliversSendCompletions {@link ListenerSettings#deliverSendCompletions()}
      */
     AcceptedConnection(long number, ConnectionWire wire, InetSocketAddress listenAddress, Deliveries deliveries,
-                       Scheduler scheduler, Consumer<AcceptedConnection> onDestroyed, LongSupplier clock) {
+                       Scheduler scheduler, Consumer<AcceptedConnection> onDestroyed, LongSupplier clock,
+                       boolean deliversSendCompletions) {
         this.clock = clock;
+        this.deliversSendCompletions = deliversSendCompletions;
         this.lastActivity = clock.getAsLong();
         this.number = number;
         this.wire = wire;
@@ -252,11 +257,20 @@ final class AcceptedConnection implements InboundConnection, DeviceQueueSet.Queu
 
     /**
      * On the event loop, as the CQ is polled: completes the work request, so that an endpoint waiting for its own
-     * send inside a delivery of this connection (which holds the connection's later deliveries) gets it.
+     * send inside a delivery of this connection (which holds the connection's later deliveries) gets it. Without
+     * {@link ListenerSettings#deliverSendCompletions()}, a successful completion of the connection's own send, WRITE
+     * or READ ends here while the connection is open: it counts as activity, and nothing is delivered for it (a
+     * closing connection's are delivered still, since each delivery looks whether the connection is over).
      */
     @Override
     public PostedRequest polled(PolledCompletion wc) {
-        return wire.complete(wc);
+        PostedRequest completed = wire.complete(wc);
+        if (completed != null && !deliversSendCompletions && completed.kind() != WorkRequest.Kind.RECEIVE
+            && completed.status() == Layout.IBV_WC_SUCCESS && isOpen()) {
+            lastActivity = clock.getAsLong();
+            return null;
+        }
+        return completed;
     }
 
     /** A work completion of this connection's queue pair (its request holds it), delivered in the CQ's order. */

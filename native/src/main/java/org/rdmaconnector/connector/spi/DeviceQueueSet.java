@@ -38,7 +38,8 @@ final class DeviceQueueSet implements AutoCloseable {
          * On the thread that polls the completion (the loop, or one awaiting a request or delivering): completes its
          * work request. Fast, never blocks, calls no user code.
          *
-         * @return the completed request, or null when it was completed already (nothing is delivered then)
+         * @return the completed request to deliver, or null for nothing to deliver: it was completed already, or the
+         *     route delivers no such completion
          */
         PostedRequest polled(PolledCompletion completion);
 
@@ -138,8 +139,8 @@ final class DeviceQueueSet implements AutoCloseable {
     }
 
     /**
-     * Work completions the engine has polled from the CQ that completed a request (one whose request was flushed by a
-     * close already, or whose queue pair is gone, is read and dropped, not counted).
+     * Work completions the engine has polled from the CQ and passed on (one whose request was flushed by a close
+     * already, whose queue pair is gone, or that its route does not deliver, is read and dropped, not counted).
      */
     long completionsRead() {
         return completions.eventsRead();
@@ -182,7 +183,7 @@ final class DeviceQueueSet implements AutoCloseable {
      * Reads the CQ's completions in place, each completing its request as it is read (on the loop), then delivered
      * in order: the event is the request it completed, which holds its route and its work completion (no object per
      * completion). A completion that completes nothing (its queue pair destroyed, or its request flushed by a close
-     * already) is read and dropped.
+     * already), or whose route delivers none of its kind, is read and dropped.
      */
     private final class Router implements Sources.CompletionReader<PostedRequest> {
         @Override

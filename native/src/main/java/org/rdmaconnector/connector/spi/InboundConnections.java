@@ -112,7 +112,8 @@ final class InboundConnections {
             return;
         }
         AcceptedConnection connection = new AcceptedConnection(numbers.incrementAndGet(), wire,
-            settings.socketAddress(), deliveries, scheduler, done -> forget(id, done, peer), clock);
+            settings.socketAddress(), deliveries, scheduler, done -> forget(id, done, peer), clock,
+            settings.deliverSendCompletions());
         byId.put(id, connection);
         scheduleSweep();
         if (closed) { // close() may have looked at the table before this one was in it

@@ -33,12 +33,15 @@ import org.rdmaconnector.connector.AcceptPolicy;
  * @param setupRetry how the listener retries listening while it cannot, and for how long
  * @param deliveryActive whether the activation delivers from the start; false starts it paused
  *     ({@link Activation#resumeDelivery()} starts delivery), its connections accepted and held back by RC flow control
+ * @param deliverSendCompletions whether the successful completions of a connection's own signaled sends, WRITEs and
+ *     READs (its send queue's) reach the endpoints; false leaves them to whoever awaits the {@code WorkRequest}, and
+ *     wakes no delivery thread for them. Failed ones, and every received message, are delivered either way
  */
 public record ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy,
                                List<Cidr> allowedPeers, int receiveBufferCount, int receiveBufferSize,
                                int maxConcurrentDeliveries, int maxConnections, int maxConnectionsPerPeer,
                                int idleTimeoutSeconds, int deliveryAttempts, int ackTimeout,
-                               SetupRetry setupRetry, boolean deliveryActive) {
+                               SetupRetry setupRetry, boolean deliveryActive, boolean deliverSendCompletions) {
     /** Default Backlog. */
     public static final int DEFAULT_BACKLOG = 16;
     /** Default AcceptPolicy. */
@@ -67,6 +70,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     public static final int DEFAULT_SETUP_ATTEMPTS = 0;
     /** Default DeliveryActive: deliver from the start. */
     public static final boolean DEFAULT_DELIVERY_ACTIVE = true;
+    /** Default DeliverSendCompletions: deliver them. */
+    public static final boolean DEFAULT_DELIVER_SEND_COMPLETIONS = true;
 
     /** An empty or null peer list allows all peers; a null setup retry is the default. */
     public ListenerSettings {
@@ -74,14 +79,14 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         setupRetry = setupRetry == null ? SetupRetry.DEFAULTS : setupRetry;
     }
 
-    /** Settings with the default setup retry, delivering from the start. */
+    /** Settings with the default setup retry, delivering from the start, send completions included. */
     public ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy, List<Cidr> allowedPeers,
                             int receiveBufferCount, int receiveBufferSize, int maxConcurrentDeliveries,
                             int maxConnections, int maxConnectionsPerPeer, int idleTimeoutSeconds,
                             int deliveryAttempts, int ackTimeout) {
         this(address, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount, receiveBufferSize,
             maxConcurrentDeliveries, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, deliveryAttempts,
-            ackTimeout, SetupRetry.DEFAULTS, DEFAULT_DELIVERY_ACTIVE);
+            ackTimeout, SetupRetry.DEFAULTS, DEFAULT_DELIVERY_ACTIVE, DEFAULT_DELIVER_SEND_COMPLETIONS);
     }
 
     /** Settings with IdleTimeoutSeconds, DeliveryAttempts and AckTimeout at their defaults. */
@@ -206,7 +211,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         String canonical = Cidr.literal(address) == null ? address.trim() : Cidr.canonical(address);
         return new ListenerSettings(canonical, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
             receiveBufferSize, 1, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, 1, ackTimeout,
-            setupRetry, true);
+            setupRetry, true, deliverSendCompletions);
     }
 
     /**
@@ -233,6 +238,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         private Integer setupAttempts;
         private SetupRetry setupDefaults = SetupRetry.DEFAULTS;
         private Boolean deliveryActive;
+        private Boolean deliverSendCompletions;
 
         private Builder() {
         }
@@ -348,6 +354,15 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
             return this;
         }
 
+        /**
+         * DeliverSendCompletions: false leaves the successful completions of a connection's own sends, WRITEs and
+         * READs to whoever awaits them, delivering none.
+         */
+        public Builder deliverSendCompletions(Boolean value) {
+            deliverSendCompletions = value;
+            return this;
+        }
+
         /** Every problem, each naming its property; empty when {@link #build()} succeeds. */
         public List<SettingProblem> problems() {
             List<SettingProblem> parsing = new ArrayList<>();
@@ -393,7 +408,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
                 or(idleTimeoutSeconds, DEFAULT_IDLE_TIMEOUT_SECONDS), or(deliveryAttempts, DEFAULT_DELIVERY_ATTEMPTS),
                 or(ackTimeout, DEFAULT_ACK_TIMEOUT),
                 SetupRetry.of(setupIntervalMillis, setupMaxIntervalMillis, setupAttempts, setupDefaults),
-                deliveryActive == null ? DEFAULT_DELIVERY_ACTIVE : deliveryActive);
+                deliveryActive == null ? DEFAULT_DELIVERY_ACTIVE : deliveryActive,
+                deliverSendCompletions == null ? DEFAULT_DELIVER_SEND_COMPLETIONS : deliverSendCompletions);
         }
     }
 }

@@ -51,9 +51,13 @@ class InboundConnectionsTest {
     }
 
     private InboundConnections connections(String policy, String peers, int max, int perPeer, int idleSeconds) {
-        ListenerSettings settings = ListenerSettings.builder().address("10.0.0.1").port(7471).acceptPolicy(policy)
-            .allowedPeers(peers).receiveBufferCount(BUFFERS).receiveBufferSize(64).maxConcurrentDeliveries(1)
-            .maxConnections(max).maxConnectionsPerPeer(perPeer).idleTimeoutSeconds(idleSeconds).build();
+        return connections(ListenerSettings.builder().acceptPolicy(policy).allowedPeers(peers).maxConnections(max)
+            .maxConnectionsPerPeer(perPeer).idleTimeoutSeconds(idleSeconds));
+    }
+
+    private InboundConnections connections(ListenerSettings.Builder builder) {
+        ListenerSettings settings = builder.address("10.0.0.1").port(7471).receiveBufferCount(BUFFERS)
+            .receiveBufferSize(64).maxConcurrentDeliveries(1).build();
         return new InboundConnections(settings, new ConnectRequestDecision(settings), deliveries,
             scheduler, now::get);
     }
@@ -429,6 +433,47 @@ class InboundConnectionsTest {
             "nothing is posted on a connection that is over");
         wire.flushAll();
         table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
+        assertTrue(wire.calls.contains("destroy"));
+    }
+
+    @Test
+    void withoutSendCompletionsASuccessfulOneOnlyCompletesItsRequestAndCountsAsActivityAndAFailedOneIsDelivered() {
+        InboundConnections table = connections(ListenerSettings.builder().idleTimeoutSeconds(60)
+            .deliverSendCompletions(false));
+        FakeWire wire = new FakeWire("10.0.0.2");
+        table.onConnectRequest(wire, wire, null);
+        table.onCmEvent(wire, CmEventType.ESTABLISHED, 0, null);
+        InboundConnection connection = deliveries.lastConnection();
+        RemoteRegion peers = new RemoteRegion(0x1000, 64, 5, Set.of(RemoteAccess.WRITE, RemoteAccess.READ));
+        StandInRegion local = new StandInRegion(64);
+        WorkRequest write = connection.write(local, 0, 64, peers, 0);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(50));
+        wire.complete(WcOpcode.RDMA_WRITE, Layout.IBV_WC_SUCCESS, new byte[0]);
+        assertTrue(write.isDone() && write.result().isSuccess(), "its awaiter gets it");
+        wire.receive("a message");
+        assertEquals(List.of("CONNECT_REQUEST accepted", "ESTABLISHED", "receive 1 a message"), deliveries.seen,
+            "the write's completion reaches no endpoint; the message does");
+
+        WorkRequest read = connection.read(local, 0, 8, peers, 8);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(50));
+        wire.complete(WcOpcode.RDMA_READ, Layout.IBV_WC_SUCCESS, new byte[0]);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(20)); // 70 s since the message, 20 since the read
+        scheduler.tasks.get(0).task.run();
+        assertTrue(read.result().isSuccess());
+        assertFalse(wire.calls.contains("disconnect"), "the read's completion was activity");
+
+        WorkRequest failing = connection.write(local, 0, 64, peers, 0);
+        WorkRequest after = connection.write(local, 0, 64, peers, 0);
+        wire.complete(WcOpcode.RDMA_WRITE, Layout.IBV_WC_REM_ACCESS_ERR, new byte[0]);
+        assertTrue(wire.calls.contains("disconnect"), "the failed write ended the connection");
+        assertEquals("send 1 failed", deliveries.seen.get(deliveries.seen.size() - 1), "and is delivered");
+        assertEquals(Layout.IBV_WC_REM_ACCESS_ERR, failing.result().status());
+        table.onCmEvent(wire, CmEventType.DISCONNECTED, 0, null);
+        wire.complete(WcOpcode.RDMA_WRITE, Layout.IBV_WC_SUCCESS, new byte[0]);
+        assertTrue(after.result().isSuccess());
+        assertTrue(deliveries.seen.get(deliveries.seen.size() - 1).startsWith("send 2"), "a closing connection's "
+            + "completions are delivered, each delivery looking whether the connection is over: " + deliveries.seen);
+        wire.flushAll();
         assertTrue(wire.calls.contains("destroy"));
     }
 

@@ -189,6 +189,16 @@ class SettingsTest {
     }
 
     @Test
+    void deliverSendCompletionsIsTheListenersAndDefaultsToTrue() {
+        ListenerSettings.Builder b = ListenerSettings.builder().address("10.0.0.1").port(1);
+        assertTrue(b.build().deliverSendCompletions());
+        ListenerSettings quiet = b.deliverSendCompletions(false).build();
+        assertFalse(quiet.deliverSendCompletions());
+        assertFalse(quiet.sharesListenerWith(b.deliverSendCompletions(null).build()), "one listener's connections "
+            + "deliver their send completions or not, for every endpoint on it");
+    }
+
+    @Test
     void deliveryActiveIsTheEndpointsOwnAndDefaultsToTrue() {
         ListenerSettings.Builder b = ListenerSettings.builder().address("10.0.0.1").port(1);
         assertTrue(b.build().deliveryActive());

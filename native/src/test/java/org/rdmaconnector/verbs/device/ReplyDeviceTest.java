@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,17 +58,7 @@ class ReplyDeviceTest {
     void aListenerThatWaitsForItsOwnReplysCompletionGetsIt() throws Exception {
         try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-reply", 1)) {
             List<String> outcomes = new CopyOnWriteArrayList<>();
-            Recorder replier = new Recorder(c -> {
-                WorkRequest reply = c.connection().send(c.data());
-                try {
-                    WorkCompletion done = reply.await(WAIT);
-                    outcomes.add(done == null ? "no completion within " + WAIT : done.isSuccess() ? "sent"
-                        : done.statusText());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    outcomes.add("interrupted");
-                }
-            });
+            Recorder replier = awaitingReplier(outcomes);
             int port = Loopback.nextPort();
             Activation activation = listening(runtime, port, replier);
             try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
@@ -86,6 +77,66 @@ class ReplyDeviceTest {
             }
             activation.close();
         }
+    }
+
+    /**
+     * DeliverSendCompletions false: a listener that awaits its replies itself is given its messages only, the
+     * listener beside it with the default both. Each reply's completion is polled before the next message arrives,
+     * and one connection's deliveries keep the CQ's order, so a reply's completion delivered by mistake would be
+     * recorded before the last message is.
+     */
+    @Test
+    void aListenerThatTakesNoSendCompletionsIsGivenOnlyItsMessagesWhileItAwaitsItsReplies() throws Exception {
+        int messages = 4;
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("rdma-quiet-sends", 1)) {
+            List<String> outcomes = new CopyOnWriteArrayList<>();
+            Recorder quiet = awaitingReplier(outcomes);
+            Recorder told = awaitingReplier(outcomes);
+            int quietPort = Loopback.nextPort();
+            int toldPort = Loopback.nextPort();
+            Activation quietOne = runtime.hub().activate(ListenerSettings.builder().address(Loopback.ADDRESS)
+                .port(quietPort).receiveBufferCount(4).receiveBufferSize(256).maxConcurrentDeliveries(1)
+                .deliverSendCompletions(false).build(), quiet);
+            Activation toldOne = listening(runtime, toldPort, told);
+            TestProbes.await("listening", Loopback.TIMEOUT, () -> quietOne.state() == Activation.State.LISTENING);
+            try (ChannelSet set = ChannelSet.open(new ChannelSettings("rxe0", 1, 64, 0, 4, 4, 0, 1 << 20),
+                runtime.devices(), runtime.engine())) {
+                for (int port : new int[] {quietPort, toldPort}) {
+                    RdmaEndpoint endpoint = set.connect(new InetSocketAddress(Loopback.ADDRESS, port),
+                        Loopback.TIMEOUT);
+                    for (int i = 0; i < messages; i++) {
+                        WorkRequest answer = endpoint.receive();
+                        endpoint.send(("request " + i).getBytes(StandardCharsets.UTF_8));
+                        assertNotNull(answer.await(Loopback.TIMEOUT), "answer " + i + " on port " + port);
+                    }
+                    endpoint.close();
+                }
+                TestProbes.await("every message recorded", Loopback.TIMEOUT,
+                    () -> quiet.receives().size() == messages && told.receives().size() == messages);
+                TestProbes.await("the default listener given its replies' completions", Loopback.TIMEOUT,
+                    () -> told.sends().size() == messages);
+                assertEquals(List.of(), quiet.sends(), "no reply's completion reached the quiet listener");
+                assertEquals(Collections.nCopies(2 * messages, "sent"), outcomes,
+                    "each listener's await got its reply's completion");
+            }
+            quietOne.close();
+            toldOne.close();
+        }
+    }
+
+    /** A listener that answers each message with a copy and awaits the answer's completion inside its delivery. */
+    private static Recorder awaitingReplier(List<String> outcomes) {
+        return new Recorder(c -> {
+            WorkRequest reply = c.connection().send(c.data());
+            try {
+                WorkCompletion done = reply.await(WAIT);
+                outcomes.add(done == null ? "no completion within " + WAIT : done.isSuccess() ? "sent"
+                    : done.statusText());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                outcomes.add("interrupted");
+            }
+        });
     }
 
     @Test
