@@ -176,6 +176,16 @@ class AdapterTest {
             invalidProperties(assertThrows(InvalidPropertyException.class, spec::validate)));
     }
 
+    @Test
+    void deliverSendCompletionsReachesTheListenerSettings() throws Exception {
+        RdmaActivationSpec spec = new RdmaActivationSpec();
+        spec.setAddress("10.0.0.1");
+        spec.setPort(7471);
+        assertEquals(true, spec.settings().deliverSendCompletions(), "the default");
+        spec.setDeliverSendCompletions(false);
+        assertEquals(false, spec.settings().deliverSendCompletions());
+    }
+
     private static List<String> invalidProperties(InvalidPropertyException e) {
         return Arrays.stream(e.getInvalidPropertyDescriptors()).map(java.beans.PropertyDescriptor::getName).toList();
     }
