@@ -4,6 +4,9 @@ import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpoint;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import java.lang.reflect.Method;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import org.rdmaconnector.connector.CmEventListener;
 import org.rdmaconnector.connector.CompletionListener;
 import org.rdmaconnector.connector.ConnectionEvent;
@@ -12,20 +15,29 @@ import org.rdmaconnector.connector.spi.EndpointSink;
 import org.rdmaconnector.connector.spi.EndpointUnavailableException;
 
 /**
- * Delivers to a message endpoint factory (an MDB): a fresh endpoint per event, before/afterDelivery when the
- * container wants the delivery transacted, and the endpoint released every time. An exception from the listener
- * or from afterDelivery (rolled back) reaches the activation, which attempts the event again; an endpoint the
+ * Delivers to a message endpoint factory (an MDB). An endpoint serves one delivery at a time and is kept for the
+ * next (JCA lets an adapter use a proxy endpoint serially): the sink holds at most as many as ran at once, and
+ * releases them when the activation closes ({@link #close()}). Creating an endpoint per event cost a quarter of a
+ * delivery on WildFly (BENCHMARKS.md). before/afterDelivery wrap the call when the container wants that method's
+ * deliveries transacted (asked once per method). An exception from the listener or from afterDelivery (rolled back)
+ * reaches the activation, which attempts the event again, and its endpoint is released, not kept; an endpoint the
  * container cannot create yet is reported as {@link EndpointUnavailableException}, and the activation waits.
  */
 final class MessageEndpointSink implements EndpointSink {
     private static final Method ON_CM_EVENT = method(CmEventListener.class, "onCmEvent", ConnectionEvent.class);
     private static final Method ON_COMPLETION = method(CompletionListener.class, "onCompletion",
         MessageCompletion.class);
+    private static final System.Logger LOG = System.getLogger(MessageEndpointSink.class.getName());
 
     private final MessageEndpointFactory factory;
     private final boolean cmEvents;
     private final boolean completions;
     private final String name;
+    private final Transacted cmEventsTransacted = new Transacted(ON_CM_EVENT);
+    private final Transacted completionsTransacted = new Transacted(ON_COMPLETION);
+    // endpoints between deliveries, the last one used first; guarded by itself
+    private final ArrayDeque<MessageEndpoint> idle = new ArrayDeque<>();
+    private boolean closed; // guarded by idle
 
     MessageEndpointSink(MessageEndpointFactory factory) {
         this.factory = factory;
@@ -61,32 +73,48 @@ final class MessageEndpointSink implements EndpointSink {
 
     @Override
     public void deliver(ConnectionEvent event) throws Exception {
-        MessageEndpoint endpoint = create();
+        MessageEndpoint endpoint = take();
+        boolean keep = false;
         try {
             if (endpoint instanceof CmEventListener listener) {
-                transacted(endpoint, ON_CM_EVENT, () -> listener.onCmEvent(event));
+                transacted(endpoint, cmEventsTransacted, () -> listener.onCmEvent(event));
             }
+            keep = true;
         } finally {
-            endpoint.release();
+            giveBack(endpoint, keep);
         }
     }
 
     @Override
     public void deliver(MessageCompletion completion) throws Exception {
-        MessageEndpoint endpoint = create();
+        MessageEndpoint endpoint = take();
+        boolean keep = false;
         try {
             if (endpoint instanceof CompletionListener listener) {
-                transacted(endpoint, ON_COMPLETION, () -> listener.onCompletion(completion));
+                transacted(endpoint, completionsTransacted, () -> listener.onCompletion(completion));
             }
+            keep = true;
         } finally {
-            endpoint.release();
+            giveBack(endpoint, keep);
         }
     }
 
-    private void transacted(MessageEndpoint endpoint, Method method, Runnable call) throws Exception {
-        boolean transacted = factory.isDeliveryTransacted(method);
+    /** Releases the endpoints kept between deliveries; one still delivering is released when it is through. */
+    @Override
+    public void close() {
+        List<MessageEndpoint> kept;
+        synchronized (idle) {
+            closed = true;
+            kept = new ArrayList<>(idle);
+            idle.clear();
+        }
+        kept.forEach(MessageEndpointSink::release);
+    }
+
+    private void transacted(MessageEndpoint endpoint, Transacted method, Runnable call) throws Exception {
+        boolean transacted = method.ask();
         if (transacted) {
-            endpoint.beforeDelivery(method);
+            endpoint.beforeDelivery(method.method);
         }
         try {
             call.run();
@@ -97,13 +125,61 @@ final class MessageEndpointSink implements EndpointSink {
         }
     }
 
-    /** A new endpoint; the waiting for one the container cannot create yet is the activation's (it can be closed). */
-    private MessageEndpoint create() throws Exception {
+    /** A kept endpoint, else a new one; the waiting for one the container cannot create yet is the activation's. */
+    private MessageEndpoint take() throws Exception {
+        synchronized (idle) {
+            MessageEndpoint endpoint = idle.pollFirst();
+            if (endpoint != null) {
+                return endpoint;
+            }
+        }
         try {
             return factory.createEndpoint(null);
         } catch (UnavailableException e) {
             throw new EndpointUnavailableException("the container cannot create an endpoint of " + name + " now: "
                 + e.getMessage(), e);
+        }
+    }
+
+    /** Keeps an endpoint whose delivery went well while the activation is open; releases it otherwise. */
+    private void giveBack(MessageEndpoint endpoint, boolean keep) {
+        if (keep) {
+            synchronized (idle) {
+                if (!closed) {
+                    idle.addFirst(endpoint);
+                    return;
+                }
+            }
+        }
+        release(endpoint);
+    }
+
+    private static void release(MessageEndpoint endpoint) {
+        try {
+            endpoint.release();
+        } catch (RuntimeException e) { // the container's fault; the endpoint is not used again either way
+            LOG.log(System.Logger.Level.WARNING, "releasing message endpoint " + endpoint + " failed", e);
+        }
+    }
+
+    /** Whether the container wants a method's deliveries transacted: asked at its first delivery, then kept. */
+    private final class Transacted {
+        private static final int UNKNOWN = 0;
+        private static final int NO = 1;
+        private static final int YES = 2;
+        final Method method;
+        // a plain int: two first deliveries may both ask; the container's answer is the same
+        private int answer = UNKNOWN;
+
+        Transacted(Method method) {
+            this.method = method;
+        }
+
+        boolean ask() throws NoSuchMethodException {
+            if (answer == UNKNOWN) {
+                answer = factory.isDeliveryTransacted(method) ? YES : NO;
+            }
+            return answer == YES;
         }
     }
 }

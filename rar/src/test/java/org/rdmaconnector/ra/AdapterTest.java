@@ -316,7 +316,7 @@ class AdapterTest {
     }
 
     @Test
-    void deliveriesWrapTheCallInBeforeAndAfterWhenTransactedAndAlwaysRelease() throws Exception {
+    void deliveriesWrapTheCallInBeforeAndAfterWhenTransactedAndReleaseAnEndpointThatThrew() throws Exception {
         FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
         MessageEndpointSink sink = new MessageEndpointSink(FakeContainer.factory(CmEventListener.class, true, seen,
             args -> {

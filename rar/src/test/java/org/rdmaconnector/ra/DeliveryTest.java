@@ -20,8 +20,9 @@ import org.rdmaconnector.connector.spi.EndpointUnavailableException;
 
 /**
  * The adapter's side of delivery on the host: an endpoint the container cannot create yet is reported as
- * unavailable (the activation waits; nothing here sleeps), a failing endpoint's exception reaches the activation
- * (which attempts again), and a WorkManager that refuses is told to the caller at once.
+ * unavailable (the activation waits; nothing here sleeps), an endpoint is kept for the next delivery and released
+ * when the activation closes, a failing endpoint's exception reaches the activation (which attempts again) and the
+ * endpoint is released, and a WorkManager that refuses is told to the caller at once.
  */
 class DeliveryTest {
     // the sink only hands it to the endpoint: no method of it is called
@@ -78,7 +79,64 @@ class DeliveryTest {
         sink.deliver(RECEIVE);
         assertEquals(List.of("beforeDelivery", "onCompletion", "afterDelivery"), seen.calls);
         assertEquals(1, seen.created.get());
+        assertEquals(0, seen.released.get(), "kept for the next delivery");
+        sink.close();
         assertEquals(1, seen.released.get());
+    }
+
+    @Test
+    void anEndpointIsKeptForTheNextDeliveryAndReleasedWhenTheActivationCloses() throws Exception {
+        FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
+        MessageEndpointSink sink = new MessageEndpointSink(FakeContainer.factory(CompletionListener.class, true, seen,
+            args -> { }));
+        for (int i = 0; i < 3; i++) {
+            sink.deliver(RECEIVE);
+        }
+        assertEquals(1, seen.created.get(), "one endpoint for three deliveries in turn");
+        assertEquals(0, seen.released.get());
+        assertEquals(1, seen.transactedAsked.get(), "the container is asked once per method");
+        assertEquals(9, seen.calls.size(), "before, onCompletion and after for each: " + seen.calls);
+        sink.close();
+        assertEquals(1, seen.released.get());
+        sink.close();
+        assertEquals(1, seen.released.get(), "released once");
+    }
+
+    @Test
+    void deliveriesAtOnceEachHaveAnEndpointAndAllAreKept() throws Exception {
+        FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
+        AtomicInteger depth = new AtomicInteger();
+        MessageEndpointSink[] sink = new MessageEndpointSink[1];
+        // the first delivery runs a second one inside it: two deliveries at once, as on two delivery threads
+        sink[0] = new MessageEndpointSink(FakeContainer.factory(CompletionListener.class, false, seen, args -> {
+            if (depth.incrementAndGet() == 1) {
+                try {
+                    sink[0].deliver(RECEIVE);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }));
+        sink[0].deliver(RECEIVE);
+        assertEquals(2, seen.created.get());
+        depth.set(10);
+        sink[0].deliver(RECEIVE);
+        sink[0].deliver(RECEIVE);
+        assertEquals(2, seen.created.get(), "both kept");
+        assertEquals(0, seen.released.get());
+        sink[0].close();
+        assertEquals(2, seen.released.get());
+    }
+
+    @Test
+    void anEndpointStillDeliveringWhenTheActivationClosesIsReleasedWhenItIsThrough() throws Exception {
+        FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
+        MessageEndpointSink[] sink = new MessageEndpointSink[1];
+        sink[0] = new MessageEndpointSink(FakeContainer.factory(CompletionListener.class, false, seen,
+            args -> sink[0].close()));
+        sink[0].deliver(RECEIVE);
+        assertEquals(1, seen.created.get());
+        assertEquals(1, seen.released.get(), "not kept by a closed sink");
     }
 
     @Test
@@ -91,6 +149,9 @@ class DeliveryTest {
         assertThrows(IllegalStateException.class, () -> sink.deliver(RECEIVE));
         assertEquals(List.of("beforeDelivery", "onCompletion", "afterDelivery"), seen.calls);
         assertEquals(1, seen.released.get());
+        assertThrows(IllegalStateException.class, () -> sink.deliver(RECEIVE));
+        assertEquals(2, seen.created.get(), "a failed endpoint is not used again");
+        assertEquals(2, seen.released.get());
     }
 
     @Test

@@ -124,6 +124,7 @@ final class FakeContainer implements BootstrapContext, WorkManager {
     static final class Endpoints {
         final AtomicInteger created = new AtomicInteger();
         final AtomicInteger released = new AtomicInteger();
+        final AtomicInteger transactedAsked = new AtomicInteger();
         final List<String> calls = new CopyOnWriteArrayList<>();
     }
 
@@ -167,6 +168,7 @@ final class FakeContainer implements BootstrapContext, WorkManager {
 
             @Override
             public boolean isDeliveryTransacted(Method method) {
+                seen.transactedAsked.incrementAndGet();
                 return transacted;
             }
 

@@ -400,7 +400,10 @@ public final class Activation implements AutoCloseable {
         return true;
     }
 
-    /** Deactivates: no new deliveries; waits (bounded) for those running; the last activation stops the listener. */
+    /**
+     * Deactivates: no new deliveries; waits (bounded) for those running, then closes the sink; the last activation
+     * stops the listener.
+     */
     @Override
     public void close() {
         if (closed) {
@@ -419,6 +422,11 @@ public final class Activation implements AutoCloseable {
         giveUpHeld(notDelivered);
         if (permits.tryAcquire(settings.maxConcurrentDeliveries()) || drain()) {
             permits.release(settings.maxConcurrentDeliveries());
+        }
+        try {
+            sink.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "endpoint " + sink.name() + " failed to close", e);
         }
         listener.remove(this);
     }

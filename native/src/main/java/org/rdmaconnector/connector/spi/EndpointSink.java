@@ -22,4 +22,12 @@ public interface EndpointSink {
 
     /** Delivers a completion. */
     void deliver(MessageCompletion completion) throws Exception;
+
+    /**
+     * The activation is closed and its deliveries have ended (or the bounded wait for them gave up): frees what the
+     * sink keeps between deliveries. Called once; a delivery still running afterwards frees its own. Nothing by
+     * default.
+     */
+    default void close() {
+    }
 }

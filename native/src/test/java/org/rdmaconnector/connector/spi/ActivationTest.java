@@ -262,11 +262,17 @@ class ActivationTest {
     }
 
     @Test
-    void closeReturnsOnlyWhenTheDeliveryRunningHasEndedAndNoneStartsAfterIt() throws Exception {
+    void closeReturnsOnlyWhenTheDeliveryRunningHasEndedAndNoneStartsAfterItThenClosesTheSink() throws Exception {
         CountDownLatch inEndpoint = new CountDownLatch(1);
         CountDownLatch letGo = new CountDownLatch(1);
         AtomicBoolean deliveryEnded = new AtomicBoolean();
+        List<Boolean> sinkClosed = new CopyOnWriteArrayList<>(); // at each close: whether the delivery had ended
         Scripted sink = new Scripted() {
+            @Override
+            public void close() {
+                sinkClosed.add(deliveryEnded.get());
+            }
+
             @Override
             public void deliver(MessageCompletion completion) throws Exception {
                 super.deliver(completion);
@@ -303,6 +309,8 @@ class ActivationTest {
         assertEquals(List.of(1L), sink.calls, "nothing started after close");
         assertEquals(1, activation.delivered());
         assertEquals(0, activation.inFlight());
+        activation.close();
+        assertEquals(List.of(true), sinkClosed, "the sink closed once, after the delivery ended");
     }
 
     @Test
