@@ -24,7 +24,7 @@
 # run, default 20000) and LAYERED_COUNT (messages per layered run, the untimed included; default LAYERED_WARMUP +
 # 3000), PIN (default 1: every server runs on vCPU 0 and every client on vCPU 1, C and Java alike; 0 lets the guest
 # place them. Two spinning sides on one vCPU wait for each other's time slice: BENCHMARKS.md, "Where the stall tail
-# comes from". The CM loop, one process, and WildFly's runs stay unpinned). The warm-ups are long because under
+# comes from". The CM loop, one process, stays unpinned). The warm-ups are long because under
 # qemu's TCG the JIT compilers take much of the two emulated CPUs for tens of seconds: a timed part they still run
 # in measures them (BENCHMARKS.md, "The JIT in the timed part"); each Java side prints how long its compilers worked
 # in the timed part.
@@ -62,11 +62,13 @@ cp example/target/rdma-example.war "$share/rdma-example.war"
 java=${BENCH_JAVA_HOME:+$BENCH_JAVA_HOME/bin/java}
 java=$(readlink -f "${java:-$(command -v java)}")
 # layer (d): the connector's client against the example's echo MDB (port 7471), each size and window in turn while
-# one WildFly runs (on the java on the PATH)
+# one WildFly runs: on the Java side's JDK with its whole JIT (appserver.sh --full-jit), each side pinned as in the
+# other layers, so that (d)/(b) compares the layers, not two JDKs or compilers (BENCHMARKS.md, "Layer (d) on the
+# same JDK")
 wildfly_runs=""
 for msg in 64 4096; do
     for window in 1 16; do
-        wildfly_runs="$wildfly_runs --exec 'timeout 300 $java $jvm_flags -cp $root/bench/target/benchmarks.jar"
+        wildfly_runs="$wildfly_runs --exec '$on_client timeout 300 $java $jvm_flags -cp $root/bench/target/benchmarks.jar"
         wildfly_runs="$wildfly_runs org.rdmaconnector.bench.LayeredEcho client connector 10.0.0.1 7471 $msg $window"
         wildfly_runs="$wildfly_runs $layered_count $layered_warmup' --out layered-wildfly-$msg-$window-client.txt"
     done
@@ -143,8 +145,9 @@ for msg in 64 4096; do
     done
 done
 echo "== layered echo: wildfly (the example's echo MDB), both sizes and windows in one server boot"
-bash "$root/it/vm/appserver.sh" --server-home "$wildfly" --config standalone-full.xml --fail-on-warn --trim \
-    --no-verify --quiet-server --timeout 1500 --base-dir "$share/wildfly-base" \
+JAVA_HOME="${java%/bin/java}" $on_server bash "$root/it/vm/appserver.sh" --server-home "$wildfly" \
+    --config standalone-full.xml --fail-on-warn --trim --no-verify --full-jit --quiet-server --timeout 1500 \
+    --base-dir "$share/wildfly-base" \
     --deploy "$share/rdma-connector.rar" "$share/rdma-example.war" $wildfly_runs > wildfly.txt 2>&1 ||
     echo "   wildfly: appserver.sh failed: \$(tail -n 5 wildfly.txt)"
 for round in 1 2 3; do

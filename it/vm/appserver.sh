@@ -95,6 +95,8 @@ usage: appserver.sh --server-home DIR --deploy FILE... --url URL --out FILE [opt
                       -XX:ArchiveClassesAtExit, JDK 25+: -XX:AOTCacheOutput); run it on the
                       host with the same JDK, server path, config and options
   --no-verify         skip bytecode verification of non-JDK classes (trusts the jars)
+  --full-jit          compile with C2 too (the default stops at C1, see below): for runs long
+                      enough to pay it back, such as bench/vm-bench.sh's layer (d)
   --diag              before stopping, print the server's CPU seconds per thread group
                       (C1 compiler, VM Thread = serial GC, MSC/ServerService threads...)
   --quiet-server      do not echo the server's ERROR/WARN/boot/deploy lines
@@ -214,7 +216,7 @@ edit_config() {
 # ------------------------------------------------------------------ arguments
 
 SERVER_HOME="" CONFIG=standalone-full.xml BASE="" SCRATCH="" TIMEOUT=600 STOP_TIMEOUT=60 XMX=384m
-FOW=0 CDS="" CDS_DUMP="" NO_VERIFY="" QUIET_SERVER="" DIAG=""
+FOW=0 CDS="" CDS_DUMP="" NO_VERIFY="" QUIET_SERVER="" DIAG="" FULL_JIT=""
 DEPLOY=() URLS=() KINDS=() OUTS=() PROPS=() JOPTS=() DROP=()
 while (($#)); do
     case $1 in
@@ -241,6 +243,7 @@ while (($#)); do
     --cds) CDS=${2:?--cds needs a file}; shift 2 ;;
     --cds-dump) CDS_DUMP=${2:?--cds-dump needs a file}; shift 2 ;;
     --no-verify) NO_VERIFY=1; shift ;;
+    --full-jit) FULL_JIT=1; shift ;;
     --quiet-server) QUIET_SERVER=1; shift ;;
     --diag) DIAG=1; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -351,7 +354,7 @@ say "deployments: ${NAMES[*]}"
 
 # ------------------------------------------------------------------ JVM
 
-JVM=(-D"[Standalone]" -Xms64m "-Xmx$XMX" -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+JVM=(-D"[Standalone]" -Xms64m "-Xmx$XMX" -XX:+UseSerialGC
     -XX:MaxMetaspaceSize=256m -XX:+ExitOnOutOfMemoryError -XX:-UsePerfData
     -Djava.net.preferIPv4Stack=true -Djava.awt.headless=true
     -Djboss.modules.system.pkgs=org.jboss.byteman
@@ -372,8 +375,11 @@ JVM=(-D"[Standalone]" -Xms64m "-Xmx$XMX" -XX:+UseSerialGC -XX:TieredStopAtLevel=
     --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
     --add-opens=java.management/javax.management=ALL-UNNAMED
     --add-opens=java.naming/javax.naming=ALL-UNNAMED)
+[[ -n $FULL_JIT ]] || JVM+=(-XX:TieredStopAtLevel=1)
 # JDK 24+ warns on every start that WildFly's security manager code uses sun.misc.Unsafe.
 ((JAVA_FEATURE < 24)) || JVM+=(--sun-misc-unsafe-memory-access=allow)
+# JDK 22+: the rar's inline verbs are FFM downcalls there, which warn once without it.
+((JAVA_FEATURE < 22)) || JVM+=(--enable-native-access=ALL-UNNAMED)
 if [[ -n $CDS ]]; then
     if [[ ! -f $CDS ]]; then
         say "no class archive at $CDS, starting without"
