@@ -33,7 +33,8 @@
 # - The JVM is started directly: bin/standalone.sh runs `java -version` three times first.
 #   Flags are standalone.sh's JDK 9+ ones plus: small heap, -XX:+UseSerialGC,
 #   -XX:TieredStopAtLevel=1 (C1 only; a C2-compiled JVM once crashed under TCG, and C2 does
-#   not pay off in a run this short), jboss.as.management.blocking.timeout >= --timeout.
+#   not pay off in a run this short; --full-jit keeps C2 for long runs such as benchmarks),
+#   jboss.as.management.blocking.timeout >= --timeout.
 # - --cds: a class archive made on the host with --cds-dump (JDK 17: dynamic AppCDS, which
 #   also covers classes of jboss-modules' class loaders; JDK 24+: the AOT cache). ~20-25% less
 #   guest CPU. The archive is only valid for the same JDK build, server path and JVM flags;
