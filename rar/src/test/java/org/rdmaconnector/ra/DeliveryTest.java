@@ -140,6 +140,20 @@ class DeliveryTest {
     }
 
     @Test
+    void aReleaseThatFailsIsNotADeliveryThatFailed() throws Exception {
+        FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
+        seen.releaseFails = true;
+        MessageEndpointSink sink = new MessageEndpointSink(FakeContainer.factory(CompletionListener.class, false, seen,
+            args -> { }));
+        sink.deliver(RECEIVE);
+        sink.close(); // the kept endpoint's release throws: logged
+        assertEquals(1, seen.released.get());
+        sink.deliver(RECEIVE); // delivered, then released by the closed sink, which throws: not the delivery's fault
+        assertEquals(List.of("onCompletion", "onCompletion"), seen.calls);
+        assertEquals(2, seen.released.get());
+    }
+
+    @Test
     void aFailingEndpointsExceptionReachesTheActivationAndTheEndpointIsReleased() {
         FakeContainer.Endpoints seen = new FakeContainer.Endpoints();
         MessageEndpointSink sink = new MessageEndpointSink(FakeContainer.factory(CompletionListener.class, true, seen,

@@ -125,6 +125,7 @@ final class FakeContainer implements BootstrapContext, WorkManager {
         final AtomicInteger created = new AtomicInteger();
         final AtomicInteger released = new AtomicInteger();
         final AtomicInteger transactedAsked = new AtomicInteger();
+        volatile boolean releaseFails; // release counts, then throws
         final List<String> calls = new CopyOnWriteArrayList<>();
     }
 
@@ -141,7 +142,12 @@ final class FakeContainer implements BootstrapContext, WorkManager {
                 return (MessageEndpoint) Proxy.newProxyInstance(FakeContainer.class.getClassLoader(),
                     new Class<?>[] {MessageEndpoint.class, listenerType}, (proxy, method, args) -> {
                         switch (method.getName()) {
-                            case "release" -> seen.released.incrementAndGet();
+                            case "release" -> {
+                                seen.released.incrementAndGet();
+                                if (seen.releaseFails) {
+                                    throw new IllegalStateException("the container failed to release it");
+                                }
+                            }
                             case "beforeDelivery", "afterDelivery" -> seen.calls.add(method.getName());
                             case "toString" -> {
                                 return "endpoint";
