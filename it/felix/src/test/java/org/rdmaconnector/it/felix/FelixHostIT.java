@@ -18,7 +18,9 @@ import org.osgi.framework.Bundle;
  * rdma-osgi in an embedded Felix on the host (no RDMA device), for what boots faster here than in Karaf: a service
  * registered as both listener types is activated and waits for the device, a changed port moves it, its
  * rdma.deliveryActive and rdma.setup* properties start it paused and make it give up (JMX), stopping the
- * bundle leaves no thread or MBean behind, and a start and stop of the bundle no file descriptor either.
+ * bundle leaves no thread or MBean behind, and a start and stop of the bundle no file descriptor either; services on
+ * one address must agree on rdma.deliverSendCompletions, read as text or boolean, and a value that is neither is
+ * refused.
  */
 class FelixHostIT {
     private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
@@ -76,6 +78,28 @@ class FelixHostIT {
         }
         assertEquals(List.of(), leaks.rdmaThreadsLeft(), "rdma threads left after the framework stopped");
         assertEquals(Map.of(), leaks.newFds(), "file descriptors left open after the framework stopped");
+    }
+
+    @Test
+    void rdmaDeliverSendCompletionsIsReadAsTextAndServicesOnOneAddressMustAgreeOnIt() throws Exception {
+        try (FelixRig felix = FelixRig.start(storage)) {
+            long quiet = (Long) felix.probe("register", Map.of("properties", Map.of("rdma.address", "10.0.0.1",
+                "rdma.port", 7993, "rdma.receiveBufferCount", 4, "rdma.deliverSendCompletions", "false")));
+            ObjectName first = FelixRig.await("the quiet service's activation", () -> only(activations(7993)));
+            assertTrue(WhiteboardOnRxeTest.isOfService(first, quiet), first + " names the service");
+            // the default (true) on the same address: refused, the listener's settings differ
+            long other = (Long) felix.probe("register", Map.of("properties", Map.of("rdma.address", "10.0.0.1",
+                "rdma.port", 7993, "rdma.receiveBufferCount", 4)));
+            assertEquals(Set.of(first), activations(7993), "a service that disagrees is not activated");
+            felix.probe("setProperties", Map.of("id", other, "properties", Map.of("rdma.address", "10.0.0.1",
+                "rdma.port", 7993, "rdma.receiveBufferCount", 4, "rdma.deliverSendCompletions", false)));
+            FelixRig.await("both activated once they agree", () -> activations(7993).size() == 2 ? true : null);
+            // neither true nor false: refused, and the other service's activation stays
+            felix.probe("setProperties", Map.of("id", other, "properties", Map.of("rdma.address", "10.0.0.1",
+                "rdma.port", 7993, "rdma.receiveBufferCount", 4, "rdma.deliverSendCompletions", "sometimes")));
+            FelixRig.await("the service with a bad value no longer activated",
+                () -> activations(7993).equals(Set.of(first)) ? true : null);
+        }
     }
 
     private static Set<ObjectName> activations(int port) {
