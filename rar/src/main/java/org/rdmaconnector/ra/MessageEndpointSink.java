@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.rdmaconnector.connector.CmEventListener;
 import org.rdmaconnector.connector.CompletionListener;
 import org.rdmaconnector.connector.ConnectionEvent;
@@ -17,8 +18,8 @@ import org.rdmaconnector.connector.spi.EndpointUnavailableException;
 /**
  * Delivers to a message endpoint factory (an MDB). An endpoint serves one delivery at a time and is kept for the
  * next (JCA lets an adapter use a proxy endpoint serially): the sink holds at most as many as ran at once, and
- * releases them when the activation closes ({@link #close()}). Creating an endpoint per event cost a quarter of a
- * delivery on WildFly (BENCHMARKS.md). before/afterDelivery wrap the call when the container wants that method's
+ * releases them when the activation closes ({@link #close()}). Creating an endpoint per event took 9 % of WildFly's
+ * delivery threads' samples (BENCHMARKS.md). before/afterDelivery wrap the call when the container wants that method's
  * deliveries transacted (asked once per method). An exception from the listener or from afterDelivery (rolled back)
  * reaches the activation, which attempts the event again, and its endpoint is released, not kept; an endpoint the
  * container cannot create yet is reported as {@link EndpointUnavailableException}, and the activation waits.
@@ -73,25 +74,21 @@ final class MessageEndpointSink implements EndpointSink {
 
     @Override
     public void deliver(ConnectionEvent event) throws Exception {
-        MessageEndpoint endpoint = take();
-        boolean keep = false;
-        try {
-            if (endpoint instanceof CmEventListener listener) {
-                transacted(endpoint, cmEventsTransacted, () -> listener.onCmEvent(event));
-            }
-            keep = true;
-        } finally {
-            giveBack(endpoint, keep);
-        }
+        deliver(CmEventListener.class, cmEventsTransacted, listener -> listener.onCmEvent(event));
     }
 
     @Override
     public void deliver(MessageCompletion completion) throws Exception {
+        deliver(CompletionListener.class, completionsTransacted, listener -> listener.onCompletion(completion));
+    }
+
+    /** One delivery on a kept or new endpoint, which is kept again if the delivery went well. */
+    private <L> void deliver(Class<L> type, Transacted method, Consumer<L> call) throws Exception {
         MessageEndpoint endpoint = take();
         boolean keep = false;
         try {
-            if (endpoint instanceof CompletionListener listener) {
-                transacted(endpoint, completionsTransacted, () -> listener.onCompletion(completion));
+            if (type.isInstance(endpoint)) {
+                transacted(endpoint, method, type.cast(endpoint), call);
             }
             keep = true;
         } finally {
@@ -111,13 +108,14 @@ final class MessageEndpointSink implements EndpointSink {
         kept.forEach(MessageEndpointSink::release);
     }
 
-    private void transacted(MessageEndpoint endpoint, Transacted method, Runnable call) throws Exception {
+    private <L> void transacted(MessageEndpoint endpoint, Transacted method, L listener, Consumer<L> call)
+        throws Exception {
         boolean transacted = method.ask();
         if (transacted) {
             endpoint.beforeDelivery(method.method);
         }
         try {
-            call.run();
+            call.accept(listener);
         } finally {
             if (transacted) {
                 endpoint.afterDelivery();
