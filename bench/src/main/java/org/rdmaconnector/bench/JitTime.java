@@ -2,6 +2,8 @@ package org.rdmaconnector.bench;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * How long this JVM's JIT compilers have worked, so that a benchmark can say how much compiling ran beside its timed
@@ -16,6 +18,40 @@ final class JitTime {
     static long millis() {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+    }
+
+    /**
+     * Waits until the compilers have been idle for {@code quietMillis}, at most {@code maxMillis}; returns how long
+     * it waited, in ms. Idle: no compilation ended and none of their threads used more than 1 % of a CPU (their CPU
+     * time, {@link ThreadSchedule#compilerCpuNanos()}, where /proc says it), looked at every quarter of
+     * {@code quietMillis}. A benchmark calls it between its warm-up and its timed
+     * part, with no traffic: under TCG the compilers lag the warm-up by seconds, and a compile queue still draining
+     * in the timed part takes the pinned vCPU from the code measured (BENCHMARKS.md, "Which threads run per
+     * message").
+     */
+    static long awaitQuiet(long quietMillis, long maxMillis) throws InterruptedException {
+        long start = System.nanoTime();
+        long step = Math.max(1, quietMillis / 4);
+        Map<Path, Long> lastCpu = ThreadSchedule.compilerCpuNanos();
+        long lastTime = millis();
+        long quietSince = start;
+        while (System.nanoTime() - quietSince < quietMillis * 1_000_000L
+            && System.nanoTime() - start < maxMillis * 1_000_000L) {
+            Thread.sleep(step);
+            Map<Path, Long> cpu = ThreadSchedule.compilerCpuNanos();
+            long time = millis();
+            boolean busy = time != lastTime;
+            for (Map.Entry<Path, Long> thread : cpu.entrySet()) {
+                // a compiler thread new since the last look counts as busy: the JVM adds them for a long queue
+                busy |= thread.getValue() - lastCpu.getOrDefault(thread.getKey(), 0L) > step * 10_000L;
+            }
+            if (busy) {
+                quietSince = System.nanoTime();
+            }
+            lastCpu = cpu;
+            lastTime = time;
+        }
+        return (System.nanoTime() - start) / 1_000_000L;
     }
 
     /** The compile time since {@code before} (a {@link #millis()}), or -1 if not monitored. */

@@ -3,6 +3,8 @@ package org.rdmaconnector.bench;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,15 +59,21 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * against the example's echo service deployed with the rar ({@code bench/vm-bench.sh} starts them).
  * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
  * bytes its JVM allocated per echoed message over the timed part (every thread), from the CQ to the listener and
- * back. The first {@code WARMUP} messages are untimed.
+ * back. Both sides print the JIT's work in the timed part, what each thread did per message ({@link ThreadSchedule})
+ * and, on the connector, who read the engine's events: the loop, or the thread that awaited or delivered them. The
+ * first {@code WARMUP} messages are untimed; the client pauses twice near their end until its JIT is idle, and then
+ * the server's, which it asks over TCP at the server's port plus 10000 ({@code Timings}).
  * Usage: {@code LayeredEcho server raw|connector|unsignaled PORT SIZE WINDOW COUNT WARMUP} and
  * {@code LayeredEcho client raw|connector|unsignaled|felix ADDRESS PORT SIZE WINDOW COUNT WARMUP}.
  */
 public final class LayeredEcho {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    // the server's JIT gate listens on TCP at its RDMA port plus this (Timings.awaitJits)
+    private static final int JIT_GATE_OFFSET = 10000;
     // got once: ManagementFactory's look-up allocates at each call (a server's listener asks it per message)
     private static final com.sun.management.ThreadMXBean THREADS =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final long QUIET_MILLIS = Long.getLong("layered.quietMillis", 1000);
     private static final long BUSY_POLL_NANOS = Long.getLong("layered.busyPollMicros",
         EventEngine.DEFAULT_BUSY_POLL_MICROS) * 1000;
 
@@ -100,8 +108,17 @@ public final class LayeredEcho {
         }
     }
 
-    /** Round trips of the timed messages, and the client's CPU over them. */
+    /**
+     * Round trips of every message, and the client's CPU, JIT, threads and engine over the timed ones. A client runs
+     * its {@link Loop} in parts, {@link #warmUp} and then the timed part ({@link #startTimed()} between them), so the
+     * compiled loop never meets a branch its warm-up did not take (an uncommon trap there deoptimized it and made the
+     * JIT compile it again in the timed part); what the snapshots need is loaded before the warm-up (a class loaded
+     * at the boundary invalidated code compiled on the assumption that it did not exist): BENCHMARKS.md, "Which
+     * threads run per message".
+     */
     private static final class Timings {
+        // untimed messages sent after the warm-up's pause for the JIT, and before the timed part's (warmUp)
+        private static final int SETTLE = 2000;
         private final long[] roundTrips;
         private final int warmup;
         private long start;
@@ -110,39 +127,125 @@ public final class LayeredEcho {
         private long endCpu;
         private long startJit = -1;
         private long jit = -1;
+        private ThreadSchedule startSchedule;
+        private ThreadSchedule endSchedule;
+        private long waitedForJit = -1;
+        private long waitedForServerJit;
+        // the server's JIT gate, until it refused a connection
+        private InetSocketAddress jitGate;
+        private EventEngine engine;
+        private Map<String, long[]> startEngine;
+        private Map<String, long[]> endEngine;
 
-        Timings(int count, int warmup) {
-            this.roundTrips = new long[count - warmup];
+        Timings(int count, int warmup, InetSocketAddress server) {
+            this.roundTrips = new long[count];
             this.warmup = warmup;
+            this.jitGate = new InetSocketAddress(server.getAddress(), server.getPort() + JIT_GATE_OFFSET);
+            primeSnapshots();
+        }
+
+        /**
+         * Waits until this JVM's compilers are idle, then until the server's are: it asks the server's JIT gate (a
+         * TCP port, {@link ServerCount}), which answers once they are. A server without one (Felix's, WildFly's)
+         * refuses the connection, and the client waits for its own alone from then on.
+         */
+        private void awaitJits() throws InterruptedException {
+            waitedForJit += JitTime.awaitQuiet(QUIET_MILLIS, 60_000);
+            if (jitGate == null) {
+                return;
+            }
+            long start = System.nanoTime();
+            try (Socket socket = new Socket()) {
+                socket.connect(jitGate, 10_000);
+                socket.setSoTimeout(120_000);
+                if (socket.getInputStream().read() < 0) {
+                    throw new IOException("closed without an answer");
+                }
+            } catch (IOException e) {
+                System.out.println("no JIT gate at " + jitGate + " (" + e.getMessage() + "): the client waits for its "
+                    + "own JIT alone");
+                jitGate = null;
+            }
+            waitedForServerJit += (System.nanoTime() - start) / 1_000_000L;
+        }
+
+        /**
+         * Between the warm-up and the timed part, with no message outstanding: waits until this JVM's compilers, and
+         * then the server's, have been idle for {@code -Dlayered.quietMillis} (default 1000; 0 does not wait), so
+         * that the timed part does not share a pinned vCPU with a compile queue still draining (the server starts
+         * its own timed part before it answers), then starts the clock.
+         */
+        void startTimed() throws InterruptedException {
+            if (warmup > 0 && QUIET_MILLIS > 0) {
+                awaitJits();
+            }
+            startSchedule = ThreadSchedule.take();
+            startEngine = engineCounts(engine);
+            startJit = JitTime.millis();
+            startCpu = processCpuNanos();
+            start = System.nanoTime();
+        }
+
+        /**
+         * Runs {@code loop} to the end of the warm-up in two parts: to {@link #SETTLE} messages before its end, a
+         * wait for the JIT as in {@link #startTimed()}, then the rest. Traffic that resumes after a pause takes paths
+         * the steady state did not (threads parked, sources armed), whose recompiling would otherwise fall in the
+         * timed part; the second wait, in {@code startTimed}, sees it done.
+         */
+        void warmUp(Loop loop) throws InterruptedException {
+            int settle = Math.min(SETTLE, warmup / 10);
+            loop.run(warmup - settle);
+            waitedForJit = 0;
+            if (warmup > 0 && QUIET_MILLIS > 0) {
+                awaitJits();
+            }
+            loop.run(warmup);
         }
 
         void answered(int message, long roundTrip) {
-            if (message == warmup) {
-                start = System.nanoTime();
-                startCpu = processCpuNanos();
-                startJit = JitTime.millis();
-            }
-            if (message >= warmup) {
-                roundTrips[message - warmup] = roundTrip;
-            }
+            roundTrips[message] = roundTrip;
         }
 
         void done() {
             end = System.nanoTime();
             endCpu = processCpuNanos();
             jit = JitTime.since(startJit);
+            endSchedule = ThreadSchedule.take();
+            endEngine = engineCounts(engine);
+        }
+
+        /** Reports, with the rest, what the registrations of {@code engine} read in the timed part. */
+        EventEngine watch(EventEngine engine) {
+            this.engine = engine;
+            engineCounts(engine); // loaded before the warm-up, as primeSnapshots does
+            return engine;
         }
 
         void print(String layer, int size, int window) {
-            long[] sorted = roundTrips.clone();
+            long[] sorted = Arrays.copyOfRange(roundTrips, warmup, roundTrips.length);
             Arrays.sort(sorted);
             int n = sorted.length;
             System.out.printf("result layer=%s size=%d window=%d messages=%d msgs/s=%.1f p50=%.1f p99=%.1f "
-                    + "cpu=%.1f jit=%d%n", layer, size, window, n, n / ((end - start) / 1e9), sorted[n / 2] / 1e3,
-                sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e3, (endCpu - startCpu) / 1e3 / n, jit);
-            System.out.println("(p50, p99: round trip in us; cpu: the client JVM's CPU time per message in us; jit: "
-                + "ms its compilers worked in the timed part)");
+                    + "cpu=%.1f jit=%d max=%.1f%n", layer, size, window, n, n / ((end - start) / 1e9),
+                sorted[n / 2] / 1e3, sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e3, (endCpu - startCpu) / 1e3 / n,
+                jit, sorted[n - 1] / 1e3);
+            System.out.println("(p50, p99, max: round trip in us; cpu: the client JVM's CPU time per message in us; "
+                + "jit: ms its compilers worked in the timed part)");
+            if (waitedForJit >= 0) {
+                System.out.printf("waited %d ms in all, during and after the warm-up, for the client's JIT to go "
+                    + "quiet, then %d ms for the server's%n", waitedForJit, waitedForServerJit);
+            }
+            endSchedule.print("client", startSchedule, n);
+            printEngineCounts("client", startEngine, endEngine, n);
         }
+    }
+
+    /** Loads and runs once, before the warm-up, what the snapshots at the timed part's ends use. */
+    private static void primeSnapshots() {
+        ThreadSchedule.take();
+        JitTime.millis();
+        processCpuNanos();
+        allocatedBytes();
     }
 
     /** The whole JVM's CPU time (every thread), in ns. */
@@ -190,34 +293,124 @@ public final class LayeredEcho {
     }
 
     /**
-     * Counts echoed messages on the server and the bytes allocated over the timed ones. With
-     * {@code -Dlayered.jfr=FILE}, JFR samples the allocations of the timed part alone (every sample, no throttle),
-     * written to {@code FILE} at its end: {@code jfr view allocation-by-class FILE} shows what the path allocates.
+     * What an engine's registrations read, at one moment: events in all, and those read by a thread that awaited
+     * them or polled after its delivery (not the loop), by registration name (digits as N).
+     */
+    private static Map<String, long[]> engineCounts(EventEngine engine) {
+        Map<String, long[]> byName = new TreeMap<>();
+        if (engine != null) {
+            for (org.rdmaconnector.verbs.engine.Registration r : engine.registrations()) {
+                String name = r.name().replaceAll("[0-9]+", "N");
+                long[] sum = byName.get(name); // no lambda: nothing is linked at the boundary (see Timings)
+                if (sum == null) {
+                    byName.put(name, sum = new long[2]);
+                }
+                sum[0] += r.eventsRead();
+                sum[1] += r.eventsReadByWaiters();
+            }
+        }
+        return byName;
+    }
+
+    /** Prints the events each registration read between two {@link #engineCounts} snapshots, per message. */
+    private static void printEngineCounts(String side, Map<String, long[]> start, Map<String, long[]> end,
+                                          int messages) {
+        end.forEach((name, now) -> {
+            long[] before = start.getOrDefault(name, new long[2]);
+            if (now[0] > before[0]) {
+                System.out.printf("%s engine: %s read %.3f events/msg, %.3f of them by the awaiting or delivering "
+                    + "thread (not the loop)%n", side, name, (double) (now[0] - before[0]) / messages,
+                    (double) (now[1] - before[1]) / messages);
+            }
+        });
+    }
+
+    /**
+     * Counts echoed messages on the server, and reports the bytes allocated, the JIT's work and the threads' schedule
+     * over the timed ones. The echo path only counts, so that the compiled path has no branch first taken at the
+     * boundary (see {@link Timings}); other threads take the snapshots. At the start, the JIT gate
+     * ({@link #openJitGate}) does, before it answers the client's last wait (a client that does not ask: a thread of
+     * its own, {@code layered-watch}, looking at the count every 50 ms, once it sees the traffic resumed, and the
+     * report says so); at the end, that thread wakes when the peer disconnects (or the raw server echoed the last
+     * message). Neither runs in the timed part. With {@code -Dlayered.jfr=FILE}, JFR samples
+     * the allocations of the timed part alone (every sample, no throttle), written to {@code FILE} at its end:
+     * {@code jfr view allocation-by-class FILE} shows what the path allocates.
      */
     private static final class ServerCount {
         private static final String JFR_FILE = System.getProperty("layered.jfr");
         private final int count;
         private final int warmup;
         private final AtomicLong echoed = new AtomicLong();
-        // the last message echoed, or the peer gone; then the report of the last message, once written
-        private final CountDownLatch done = new CountDownLatch(1);
-        private final CountDownLatch reported = new CountDownLatch(1);
-        private volatile Map<Long, Long> startBytes;
-        // what the listener itself allocated in the timed part (its reply's WorkRequest), when it says
+        // what the listener itself allocated (its reply's WorkRequest), when it says
         private final AtomicLong listenerBytes = new AtomicLong();
-        private volatile Recording recording;
+        // the peer gone
+        private final CountDownLatch gone = new CountDownLatch(1);
+        // the watcher ended: the report is written, or there is none
+        private final CountDownLatch finished = new CountDownLatch(1);
+        private final Thread watcher;
+        // the JIT gate's, if it opened
+        private Thread gateThread;
+        // the connector server's engine, whose registrations' counts the report shows
+        private volatile EventEngine engine;
+        private Recording recording;
+        // the timed part's start (startTimedPart): the count then, and the snapshots
+        private long first = -1;
+        private Map<Long, Long> startBytes;
+        private ThreadSchedule startSchedule;
+        private long startJit = -1;
+        private Map<String, long[]> startEngine;
+        private long startListenerBytes;
         // samples from the warm-up's second half on, not kept: a thread's sample weighs the bytes since its last
         // one, so the first in the timed part would weigh the thread's whole warm-up
-        private volatile Recording primer;
+        private Recording primer;
 
-        ServerCount(int count, int warmup) {
+        ServerCount(int count, int warmup, int port) {
             this.count = count;
             this.warmup = warmup;
+            openJitGate(port + JIT_GATE_OFFSET);
             if (JFR_FILE != null) {
                 FlightRecorder.getFlightRecorder(); // JFR starts up now, not in the timed part
                 recording = allocationSamples();
                 primer = allocationSamples();
             }
+            primeSnapshots();
+            watcher = new Thread(this::watch, "layered-watch");
+            watcher.setDaemon(true);
+            watcher.start();
+        }
+
+        /**
+         * The JIT gate: a TCP port at which the client, in its pauses, asks whether this JVM's compilers are idle;
+         * the answer (one byte) comes once they are ({@code Timings.awaitJits}). Its thread runs only then; before
+         * its answer at the warm-up's end it starts the timed part, so that its own wait is not in it.
+         */
+        private void openJitGate(int port) {
+            ServerSocket gate;
+            try {
+                gate = new ServerSocket(port);
+            } catch (IOException e) {
+                System.out.println("no JIT gate on TCP port " + port + " (" + e.getMessage() + "): the client waits "
+                    + "for its own JIT alone");
+                return;
+            }
+            Thread thread = new Thread(() -> {
+                try (gate) {
+                    while (true) {
+                        try (Socket client = gate.accept()) {
+                            JitTime.awaitQuiet(QUIET_MILLIS, 60_000);
+                            startTimedPart(); // the client asks last at the warm-up's end: the traffic resumes now
+                            client.getOutputStream().write(1);
+                        }
+                    }
+                } catch (IOException e) {
+                    System.out.println("the JIT gate closed: " + e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "layered-jit-gate");
+            thread.setDaemon(true);
+            thread.start();
+            gateThread = thread;
         }
 
         private static Recording allocationSamples() {
@@ -233,48 +426,104 @@ public final class LayeredEcho {
 
         /** A message echoed by a listener that allocated {@code ownBytes} itself (its reply) in its call. */
         void echoed(long ownBytes) {
-            if (startBytes != null) {
-                listenerBytes.addAndGet(ownBytes);
-            }
-            echoed();
+            listenerBytes.addAndGet(ownBytes);
+            echoed.incrementAndGet();
         }
 
         void echoed() {
-            long n = echoed.incrementAndGet();
-            if (n == warmup / 2 && primer != null) {
-                primer.start();
-            } else if (n == warmup) {
-                Recording r = recording;
-                if (r != null) {
-                    r.start();
-                    primer.close();
+            echoed.incrementAndGet();
+        }
+
+        /** Reports, with the rest, what the registrations of {@code engine} read in the timed part. */
+        void watch(EventEngine engine) {
+            this.engine = engine;
+            engineCounts(engine); // loaded before the warm-up, as primeSnapshots does
+        }
+
+        /** The peer disconnected (after its last answer), or the server echoed its last message. */
+        void peerGone() {
+            gone.countDown();
+        }
+
+        // The timed part's start, once the count reached the warm-up's end: by the JIT gate before it answers the
+        // client's last wait (then the traffic resumes), or by the watcher once it sees the traffic resumed without
+        // it (a client that did not ask)
+        private synchronized void startTimedPart() {
+            long n = echoed.get();
+            if (first >= 0 || n < warmup) {
+                return;
+            }
+            first = n;
+            if (recording != null) {
+                recording.start();
+                primer.close();
+            }
+            startSchedule = ThreadSchedule.take();
+            startJit = JitTime.millis();
+            startEngine = engineCounts(engine);
+            startListenerBytes = listenerBytes.get();
+            startBytes = allocatedBytes(); // last: the snapshots above allocate
+        }
+
+        private void watch() {
+            try {
+                boolean primed = false;
+                long n;
+                // until the timed part starts: a look every 50 ms; then the peer's disconnect, after its last
+                // answer, ends it: this thread does not run in the timed part
+                while (!started() && (n = echoed.get()) < count && !gone.await(50, TimeUnit.MILLISECONDS)) {
+                    if (primer != null && !primed && n >= warmup / 2) {
+                        primer.start();
+                        primed = true;
+                    }
+                    if (n > warmup) {
+                        startTimedPart();
+                    }
                 }
-                startBytes = allocatedBytes();
-            } else if (n == count) {
+                gone.await(5, TimeUnit.MINUTES);
+                n = echoed.get();
+                if (!started() || n < count) {
+                    return; // the peer left before the timed part ended: no report
+                }
                 Map<Long, Long> endBytes = allocatedBytes(); // before stopping JFR, which allocates itself
-                Recording r = recording;
-                if (r != null) {
-                    r.stop(); // then: the peer, given its last echo, disconnects and the server shuts down
+                ThreadSchedule endSchedule = ThreadSchedule.take();
+                long jit = JitTime.since(startJit);
+                Map<String, long[]> endEngine = engineCounts(engine);
+                endBytes.remove(watcher.getId()); // the harness's threads: not the echo's
+                if (gateThread != null) {
+                    endBytes.remove(gateThread.getId());
                 }
-                printAllocation(startBytes, endBytes, count - warmup, listenerBytes.get());
-                if (r != null) {
-                    try (r) {
+                int messages = (int) (n - first);
+                if (first != warmup) {
+                    System.out.printf("the timed part began at message %d, not %d: the client did not ask the JIT "
+                        + "gate%n", first, warmup);
+                }
+                printAllocation(startBytes, endBytes, messages, listenerBytes.get() - startListenerBytes);
+                System.out.printf("server JIT: %d ms in the timed part%n", jit);
+                endSchedule.print("server", startSchedule, messages);
+                printEngineCounts("server", startEngine, endEngine, messages);
+                if (recording != null) {
+                    try (Recording r = recording) {
+                        r.stop();
                         r.dump(Path.of(JFR_FILE));
                     } catch (IOException e) {
                         System.out.println("cannot write " + JFR_FILE + ": " + e);
                     }
                 }
-                reported.countDown();
-                done.countDown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                finished.countDown();
             }
         }
 
-        /** Waits until the last message is echoed or the peer is gone, and the last message's report is written. */
+        private synchronized boolean started() {
+            return first >= 0;
+        }
+
+        /** Waits until the last message is echoed or the peer is gone, and the report, if any, is written. */
         void await() throws InterruptedException {
-            done.await();
-            if (echoed.get() >= count) { // the peer's disconnect may come while the report is being written
-                reported.await(60, TimeUnit.SECONDS);
-            }
+            finished.await();
         }
     }
 
@@ -288,54 +537,83 @@ public final class LayeredEcho {
 
     private static Timings connectorClient(InetSocketAddress server, int size, int window, int count, int warmup)
         throws InterruptedException {
-        Timings timings = new Timings(count, warmup);
-        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("layered-client", 1);
+        Timings timings = new Timings(count, warmup, server);
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("cli", 1);
              ChannelSet set = ChannelSet.open(new ChannelSettings(System.getProperty("layered.device", "rxe0"), 1,
-                 4 * window + 4, 0, window, window, 0, 1 << 24), runtime.devices(), busyPolling(runtime))) {
+                 4 * window + 4, 0, window, window, 0, 1 << 24), runtime.devices(),
+                 timings.watch(busyPolling(runtime)))) {
             RdmaEndpoint endpoint = set.connect(server, TIMEOUT);
-            byte[] message = new byte[size];
-            ArrayDeque<WorkRequest> receives = new ArrayDeque<>();
-            ArrayDeque<WorkRequest> sends = new ArrayDeque<>();
-            long[] sentAt = new long[count];
-            int sent = 0;
-            for (; sent < window && sent < count; sent++) {
-                receives.add(endpoint.receive());
-                sentAt[sent] = System.nanoTime();
-                sends.add(endpoint.send(message));
-            }
-            for (int answered = 0; answered < count; answered++) {
-                WorkRequest answer = receives.poll();
-                if (answer.await(TIMEOUT) == null || !answer.result().isSuccess()) {
-                    throw new IllegalStateException("answer " + answered + ": " + answer);
-                }
-                timings.answered(answered, System.nanoTime() - sentAt[answered]);
-                if (sent < count) {
-                    WorkRequest oldest = sends.poll(); // its slot is free once it completed
-                    if (oldest.await(TIMEOUT) == null) {
-                        throw new IllegalStateException("send not completed: " + oldest);
-                    }
-                    receives.add(endpoint.receive());
-                    sentAt[sent++] = System.nanoTime();
-                    sends.add(endpoint.send(message));
-                }
-            }
+            ConnectorLoop loop = new ConnectorLoop(endpoint, new byte[size], window, count, timings);
+            timings.warmUp(loop);
+            timings.startTimed();
+            loop.run(count);
             timings.done();
             endpoint.close();
         }
         return timings;
     }
 
+    /** A client's echo loop, run in parts: the warm-up's and then the timed part's (see {@link Timings}). */
+    private interface Loop {
+        /** Sends and awaits messages until {@code until} are answered, at most the window outstanding. */
+        void run(int until) throws InterruptedException;
+    }
+
+    /** The connector client's echo loop, run for the warm-up and then for the timed part (see {@link Timings}). */
+    private static final class ConnectorLoop implements Loop {
+        private final RdmaEndpoint endpoint;
+        private final byte[] message;
+        private final int window;
+        private final Timings timings;
+        private final ArrayDeque<WorkRequest> receives = new ArrayDeque<>();
+        private final ArrayDeque<WorkRequest> sends = new ArrayDeque<>();
+        private final long[] sentAt;
+        private int sent;
+        private int answered;
+
+        ConnectorLoop(RdmaEndpoint endpoint, byte[] message, int window, int count, Timings timings) {
+            this.endpoint = endpoint;
+            this.message = message;
+            this.window = window;
+            this.timings = timings;
+            this.sentAt = new long[count];
+        }
+
+        @Override
+        public void run(int until) throws InterruptedException {
+            while (answered < until) {
+                while (sent < until && sent - answered < window) {
+                    if (sends.size() == window) {
+                        WorkRequest oldest = sends.poll(); // its slot is free once it completed
+                        if (oldest.await(TIMEOUT) == null) {
+                            throw new IllegalStateException("send not completed: " + oldest);
+                        }
+                    }
+                    receives.add(endpoint.receive());
+                    sentAt[sent++] = System.nanoTime();
+                    sends.add(endpoint.send(message));
+                }
+                WorkRequest answer = receives.poll();
+                if (answer.await(TIMEOUT) == null || !answer.result().isSuccess()) {
+                    throw new IllegalStateException("answer " + answered + ": " + answer);
+                }
+                timings.answered(answered, System.nanoTime() - sentAt[answered]);
+                answered++;
+            }
+        }
+    }
+
     private static void connectorServer(int port, int size, int window, int count, int warmup,
                                         boolean signaledEcho) throws InterruptedException {
-        ServerCount served = new ServerCount(count, warmup);
+        ServerCount served = new ServerCount(count, warmup, port);
         // each delivery thread echoes from an array of its own: copyData and a slice, no copy of the message per echo
         ThreadLocal<byte[]> own = ThreadLocal.withInitial(() -> new byte[Math.max(size, 64)]);
-        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("layered-server", 2)) {
-            busyPolling(runtime);
+        try (ConnectorRuntime runtime = ConnectorRuntime.standalone("srv", 2)) {
+            served.watch(busyPolling(runtime));
             Activation activation = runtime.hub().activate(ListenerSettings.of("0.0.0.0", port, null, null, null,
                 Math.max(16, 2 * window), Math.max(size, 64), 8), new PlainSink("echo", event -> {
                     if (event.type() == CmEventType.DISCONNECTED) {
-                        served.done.countDown();
+                        served.peerGone();
                     }
                 }, completion -> {
                     if (completion.isReceive() && completion.isSuccess()) {
@@ -405,8 +683,9 @@ public final class LayeredEcho {
     // wr ids: receives are their slot, sends their slot plus this
     private static final long SEND = 1L << 32;
 
-    private static Timings rawClient(InetSocketAddress server, int size, int window, int count, int warmup) {
-        Timings timings = new Timings(count, warmup);
+    private static Timings rawClient(InetSocketAddress server, int size, int window, int count, int warmup)
+        throws InterruptedException {
+        Timings timings = new Timings(count, warmup, server);
         try (EventChannel events = EventChannel.create()) {
             CmId id = events.createId(PortSpace.TCP);
             id.resolveAddress(null, server, TIMEOUT);
@@ -416,37 +695,10 @@ public final class LayeredEcho {
             try (RawSide side = new RawSide(id, size, window)) {
                 id.connect(ConnectionParameters.defaults());
                 RcPingPong.expect(events, CmEventType.ESTABLISHED);
-                long[] sentAt = new long[count];
-                int sent = 0;
-                for (; sent < window && sent < count; sent++) {
-                    side.qp.postReceive(side.buffer, sent * size, size, sent);
-                    sentAt[sent] = System.nanoTime();
-                    side.qp.postSend(side.buffer, (window + sent) * size, size, SEND + sent, true);
-                }
-                int answered = 0;
-                int freeSends = 0;
-                while (answered < count) {
-                    int ne = side.next();
-                    for (int i = 0; i < ne; i++) {
-                        long wrId = side.wcs.wrId(i);
-                        if (wrId >= SEND) {
-                            freeSends++;
-                            continue;
-                        }
-                        timings.answered(answered, System.nanoTime() - sentAt[answered]);
-                        answered++;
-                        if (sent < count) {
-                            side.qp.postReceive(side.buffer, (int) wrId * size, size, wrId);
-                        }
-                    }
-                    // RC completes in order: a send slot is free once as many sends as answers completed
-                    while (sent < count && freeSends > 0 && sent - answered < window) {
-                        int slot = sent % window;
-                        sentAt[sent++] = System.nanoTime();
-                        side.qp.postSend(side.buffer, (window + slot) * size, size, SEND + slot, true);
-                        freeSends--;
-                    }
-                }
+                RawLoop loop = new RawLoop(side, window, count, timings);
+                timings.warmUp(loop);
+                timings.startTimed();
+                loop.run(count);
                 timings.done();
                 id.disconnect();
                 RcPingPong.expect(events, CmEventType.DISCONNECTED);
@@ -455,8 +707,66 @@ public final class LayeredEcho {
         return timings;
     }
 
-    private static void rawServer(int port, int size, int window, int count, int warmup) {
-        ServerCount served = new ServerCount(count, warmup);
+    /** The raw client's echo loop, run for the warm-up and then for the timed part (see {@link Timings}). */
+    private static final class RawLoop implements Loop {
+        private final RawSide side;
+        private final int size;
+        private final int window;
+        private final int count;
+        private final Timings timings;
+        private final long[] sentAt;
+        private int sent;
+        private int answered;
+        private int freeSends;
+
+        RawLoop(RawSide side, int window, int count, Timings timings) {
+            this.side = side;
+            this.size = side.size;
+            this.window = window;
+            this.count = count;
+            this.timings = timings;
+            this.sentAt = new long[count];
+            this.freeSends = window;
+            for (int slot = 0; slot < window; slot++) {
+                side.qp.postReceive(side.buffer, slot * size, size, slot);
+            }
+        }
+
+        @Override
+        public void run(int until) {
+            send(until);
+            while (answered < until) {
+                int ne = side.next();
+                for (int i = 0; i < ne; i++) {
+                    long wrId = side.wcs.wrId(i);
+                    if (wrId >= SEND) {
+                        freeSends++;
+                        continue;
+                    }
+                    timings.answered(answered, System.nanoTime() - sentAt[answered]);
+                    answered++;
+                    if (sent < count) {
+                        side.qp.postReceive(side.buffer, (int) wrId * size, size, wrId);
+                    }
+                }
+                send(until);
+            }
+        }
+
+        // RC completes in order: a send slot is free once as many sends as answers completed
+        private void send(int until) {
+            while (sent < until && freeSends > 0 && sent - answered < window) {
+                int slot = sent % window;
+                sentAt[sent++] = System.nanoTime();
+                side.qp.postSend(side.buffer, (window + slot) * size, size, SEND + slot, true);
+                freeSends--;
+            }
+        }
+    }
+
+    private static void rawServer(int port, int size, int window, int count, int warmup)
+        throws InterruptedException {
+        ServerCount served = new ServerCount(count, warmup, port);
         try (EventChannel events = EventChannel.create()) {
             CmId listener = events.createId(PortSpace.TCP);
             listener.bind(new InetSocketAddress("0.0.0.0", port));
@@ -486,9 +796,11 @@ public final class LayeredEcho {
                         echoed++;
                     }
                 }
+                served.peerGone(); // its last message is echoed: the timed part is over
                 RcPingPong.expect(events, CmEventType.DISCONNECTED);
                 id.disconnect();
             }
         }
+        served.await(); // the report
     }
 }

@@ -40,6 +40,10 @@ public final class RcPingPong {
      * the C tool's loop.
      */
     private static final long BUSY_POLL_NANOS = Long.getLong("rcpingpong.busyPollMicros", -1) * 1000;
+    /** {@code -Drcpingpong.quietMillis=N}: how long the client's JIT must be idle before each of its waits ends. */
+    private static final long QUIET_MILLIS = Long.getLong("rcpingpong.quietMillis", 1000);
+    // untimed exchanges after the warm-up's first wait for the JIT (run)
+    private static final int SETTLE = 2000;
 
     /** Where the time of the timed exchanges goes, per CQ event and per send. */
     private static final class Profile {
@@ -80,8 +84,9 @@ public final class RcPingPong {
     private int routs;
     private int rcnt;
     private int scnt;
-    private int warmup;
-    private int total;
+    // the exchanges the running part of the loop ends at
+    private int limit;
+    private long waitedForJit;
     private long pending;
     private long start;
     private long startCpu;
@@ -104,6 +109,9 @@ public final class RcPingPong {
         routs = postReceives(RX_DEPTH);
         cq.requestNotify(false);
         hybrid = BUSY_POLL_NANOS >= 0 ? new HybridPoll(channel, cq, BUSY_POLL_NANOS) : null;
+        // what the timing reads, loaded now rather than at the timed part's start (see run)
+        processCpuNanos();
+        JitTime.millis();
     }
 
     private int postReceives(int n) {
@@ -126,24 +134,57 @@ public final class RcPingPong {
     }
 
     /**
-     * The loop of rc_pingpong.c for {@code warmup + iters} exchanges; returns the seconds of the last {@code iters}
-     * (one loop, so no message of the next exchange can fall between two timed parts). With
-     * {@link #BUSY_POLL_NANOS} set, the event engine's loop instead: the CQ is drained and busy-polled before it is
-     * re-armed and polled once more, so completions that arrive while one is handled or within the budget need no
-     * event of their own.
+     * The loop of rc_pingpong.c for {@code warmup + iters} exchanges; returns the seconds of the last {@code iters}.
+     * With {@link #BUSY_POLL_NANOS} set, the event engine's loop instead: the CQ is drained and busy-polled before it
+     * is re-armed and polled once more, so completions that arrive while one is handled or within the budget need no
+     * event of their own. The loop runs in parts, as {@code LayeredEcho}'s clients do: the warm-up to
+     * {@link #SETTLE} exchanges before its end, a wait on the client until its JIT is idle
+     * ({@code -Drcpingpong.quietMillis}, default 1000; the server waits for its next message meanwhile), the rest of
+     * the warm-up, the same wait, then the timed part. Each part is the same method with no branch on the boundary,
+     * and what the timing reads is loaded before: a branch first taken at the boundary, or a class first loaded
+     * there, made the JIT compile the loop again in the timed part (BENCHMARKS.md, "Which threads run per message").
      */
-    private double run(int warmup, int iters) {
-        this.warmup = warmup;
-        total = warmup + iters;
-        if (warmup == 0) {
-            startTiming();
+    private double run(int warmup, int iters) throws InterruptedException {
+        if (warmup > 0) {
+            exchange(warmup - Math.min(SETTLE, warmup / 10));
+            awaitJit();
+            exchange(warmup);
+            awaitJit();
         }
+        startTiming();
+        exchange(warmup + iters);
+        if (PROFILE) {
+            System.out.println(profile);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long cpu = processCpuNanos() - startCpu;
+        long events = events() - eventsAtStart;
+        System.out.printf("%d CQ events in the timed part = %.2f per exchange%n", events, (double) events / iters);
+        System.out.printf("%.2f usec/iter CPU (the process, timed part)%n", cpu / 1e3 / iters);
+        System.out.printf("JIT compilation in the timed part: %d ms%n", JitTime.since(startJit));
+        if (client && warmup > 0) {
+            System.out.printf("waited %d ms in all, during and after the warm-up, for the JIT to go quiet%n",
+                waitedForJit);
+        }
+        return seconds;
+    }
+
+    /** The client, between two parts of the loop: waits until its JIT is idle ({@link JitTime#awaitQuiet}). */
+    private void awaitJit() throws InterruptedException {
+        if (client && QUIET_MILLIS > 0) {
+            waitedForJit += JitTime.awaitQuiet(QUIET_MILLIS, 60_000);
+        }
+    }
+
+    /** rc_pingpong's loop (or the engine's) until {@code until} exchanges are done; the client sends first. */
+    private void exchange(int until) {
+        limit = until;
         pending = RECV_WRID;
         if (client) {
             qp.postSend(buffer, 0, size, SEND_WRID, true);
             pending |= SEND_WRID;
         }
-        while (rcnt < total || scnt < total) {
+        while (rcnt < until || scnt < until) {
             if (hybrid != null) {
                 handle(hybrid.next(wcs));
                 continue;
@@ -160,16 +201,6 @@ public final class RcPingPong {
             }
             handle(ne);
         }
-        if (PROFILE) {
-            System.out.println(profile);
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long cpu = processCpuNanos() - startCpu;
-        long events = events() - eventsAtStart;
-        System.out.printf("%d CQ events in the timed part = %.2f per exchange%n", events, (double) events / iters);
-        System.out.printf("%.2f usec/iter CPU (the process, timed part)%n", cpu / 1e3 / iters);
-        System.out.printf("JIT compilation in the timed part: %d ms%n", JitTime.since(startJit));
-        return seconds;
     }
 
     private void startTiming() {
@@ -206,10 +237,7 @@ public final class RcPingPong {
                 rcnt++;
             }
             pending &= ~wrId;
-            if (scnt < total && pending == 0) {
-                if (start == 0 && scnt >= warmup && rcnt >= warmup) {
-                    startTiming();
-                }
+            if (scnt < limit && pending == 0) {
                 long t4 = PROFILE ? System.nanoTime() : 0;
                 qp.postSend(buffer, 0, size, SEND_WRID, true);
                 if (PROFILE && start != 0) {
@@ -220,7 +248,7 @@ public final class RcPingPong {
         }
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         boolean client = args.length == 6 && args[0].equals("client");
         if (!client && !(args.length == 5 && args[0].equals("server"))) {
             System.err.println("usage: RcPingPong server PORT SIZE ITERS WARMUP | client ADDRESS PORT SIZE ITERS WARMUP");
