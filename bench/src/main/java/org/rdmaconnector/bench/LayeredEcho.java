@@ -332,8 +332,8 @@ public final class LayeredEcho {
      * ({@link #openJitGate}) does, before it answers the client's last wait (a client that does not ask: a thread of
      * its own, {@code layered-watch}, looking at the count every 50 ms, once it sees the traffic resumed, and the
      * report says so); at the end, that thread wakes when the peer disconnects (or the raw server echoed the last
-     * message). Neither runs in the timed part. With {@code -Dlayered.jfr=FILE}, JFR samples
-     * the allocations of the timed part alone (every sample, no throttle), written to {@code FILE} at its end:
+     * message). Neither runs in the timed part. With {@code -Dlayered.jfr=FILE}, JFR samples the allocations of
+     * the timed part alone (every sample, no throttle), written to {@code FILE} at its end:
      * {@code jfr view allocation-by-class FILE} shows what the path allocates.
      */
     private static final class ServerCount {
@@ -349,7 +349,7 @@ public final class LayeredEcho {
         private final CountDownLatch finished = new CountDownLatch(1);
         private final Thread watcher;
         // the JIT gate's, if it opened
-        private Thread gateThread;
+        private volatile Thread gateThread;
         // the connector server's engine, whose registrations' counts the report shows
         private volatile EventEngine engine;
         private Recording recording;
@@ -367,7 +367,6 @@ public final class LayeredEcho {
         ServerCount(int count, int warmup, int port) {
             this.count = count;
             this.warmup = warmup;
-            openJitGate(port + JIT_GATE_OFFSET);
             if (JFR_FILE != null) {
                 FlightRecorder.getFlightRecorder(); // JFR starts up now, not in the timed part
                 recording = allocationSamples();
@@ -377,6 +376,7 @@ public final class LayeredEcho {
             watcher = new Thread(this::watch, "layered-watch");
             watcher.setDaemon(true);
             watcher.start();
+            openJitGate(port + JIT_GATE_OFFSET); // last: its thread reads what the lines above set
         }
 
         /**
