@@ -27,8 +27,9 @@
 # comes from". The CM loop, one process, stays unpinned), PERFTEST (default 1; 0 leaves out the second boot). The
 # warm-ups are long because under qemu's TCG the JIT compilers take much of the two emulated CPUs for tens of
 # seconds: a timed part they still run in measures them (BENCHMARKS.md, "The JIT in the timed part"); each Java side
-# prints how long its compilers worked in the timed part, and the layered echo's clients wait after their warm-up
-# until their compilers are idle (BENCHMARKS.md, "Which threads run per message").
+# prints how long its compilers worked in the timed part, and the ping-pong's and the layered echo's clients wait near
+# their warm-up's end until their compilers (and the echo server's) are idle (BENCHMARKS.md, "Which threads run per
+# message").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${1:-4096}
