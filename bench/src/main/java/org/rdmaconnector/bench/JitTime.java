@@ -11,7 +11,43 @@ import java.util.Map;
  * seconds; a timed part they still run in measures them, not the code (BENCHMARKS.md, "The JIT in the timed part").
  */
 final class JitTime {
+    /** Untimed messages or exchanges run between the warm-up's two waits ({@link #warmUp}), at most a tenth of it. */
+    static final int SETTLE = 2000;
+    /** The longest one wait for idle compilers lasts, in ms. */
+    static final long MAX_WAIT_MILLIS = 60_000;
+
+    /** One part of a benchmark's loop: it runs until {@code until} messages or exchanges are done. */
+    interface Part {
+        void run(int until) throws InterruptedException;
+    }
+
+    /** A wait for idle compilers between two parts. */
+    interface Pause {
+        void await() throws InterruptedException;
+    }
+
     private JitTime() {
+    }
+
+    /**
+     * Runs a benchmark's warm-up of {@code warmup} in two parts, each followed by {@code pause}: to {@link #SETTLE}
+     * before its end, then the rest. The loop is the same method in every part, the timed part included, so the
+     * compiled loop never meets a branch first taken at the boundary. Traffic that resumes after a pause takes paths
+     * the steady state did not (threads parked, sources armed), whose compiling falls in the second part; the second
+     * pause sees it done. Nothing runs for a warm-up of 0.
+     */
+    static void warmUp(int warmup, Part loop, Pause pause) throws InterruptedException {
+        if (warmup > 0) {
+            loop.run(warmup - Math.min(SETTLE, warmup / 10));
+            pause.await();
+            loop.run(warmup);
+            pause.await();
+        }
+    }
+
+    /** {@link #awaitQuiet(long, long)} for at most {@link #MAX_WAIT_MILLIS}; 0 ms for a {@code quietMillis} of 0. */
+    static long awaitQuiet(long quietMillis) throws InterruptedException {
+        return quietMillis > 0 ? awaitQuiet(quietMillis, MAX_WAIT_MILLIS) : 0;
     }
 
     /** Milliseconds the compiler threads have spent compiling so far (summed over them), or -1 if not monitored. */

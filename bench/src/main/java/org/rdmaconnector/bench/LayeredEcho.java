@@ -110,15 +110,13 @@ public final class LayeredEcho {
 
     /**
      * Round trips of every message, and the client's CPU, JIT, threads and engine over the timed ones. A client runs
-     * its {@link Loop} in parts, {@link #warmUp} and then the timed part ({@link #startTimed()} between them), so the
+     * its loop in parts, {@link #warmUp} and then the timed part ({@link #startTimed()} between them), so the
      * compiled loop never meets a branch its warm-up did not take (an uncommon trap there deoptimized it and made the
      * JIT compile it again in the timed part); what the snapshots need is loaded before the warm-up (a class loaded
      * at the boundary invalidated code compiled on the assumption that it did not exist): BENCHMARKS.md, "Which
      * threads run per message".
      */
     private static final class Timings {
-        // untimed messages sent after the warm-up's pause for the JIT, and before the timed part's (warmUp)
-        private static final int SETTLE = 2000;
         private final long[] roundTrips;
         private final int warmup;
         private long start;
@@ -129,7 +127,7 @@ public final class LayeredEcho {
         private long jit = -1;
         private ThreadSchedule startSchedule;
         private ThreadSchedule endSchedule;
-        private long waitedForJit = -1;
+        private long waitedForJit;
         private long waitedForServerJit;
         // the server's JIT gate, until it refused a connection
         private InetSocketAddress jitGate;
@@ -150,7 +148,10 @@ public final class LayeredEcho {
          * refuses the connection, and the client waits for its own alone from then on.
          */
         private void awaitJits() throws InterruptedException {
-            waitedForJit += JitTime.awaitQuiet(QUIET_MILLIS, 60_000);
+            if (QUIET_MILLIS <= 0) {
+                return;
+            }
+            waitedForJit += JitTime.awaitQuiet(QUIET_MILLIS);
             if (jitGate == null) {
                 return;
             }
@@ -170,36 +171,22 @@ public final class LayeredEcho {
         }
 
         /**
-         * Between the warm-up and the timed part, with no message outstanding: waits until this JVM's compilers, and
-         * then the server's, have been idle for {@code -Dlayered.quietMillis} (default 1000; 0 does not wait), so
-         * that the timed part does not share a pinned vCPU with a compile queue still draining (the server starts
-         * its own timed part before it answers), then starts the clock.
+         * Runs {@code loop}'s warm-up in parts ({@link JitTime#warmUp}). After each, with no message outstanding, it
+         * waits until this JVM's compilers, and then the server's, have been idle for {@code -Dlayered.quietMillis}
+         * (default 1000; 0 does not wait), so that the timed part does not share a pinned vCPU with a compile queue
+         * still draining (the server starts its own timed part before it answers the last).
          */
-        void startTimed() throws InterruptedException {
-            if (warmup > 0 && QUIET_MILLIS > 0) {
-                awaitJits();
-            }
+        void warmUp(JitTime.Part loop) throws InterruptedException {
+            JitTime.warmUp(warmup, loop, this::awaitJits);
+        }
+
+        /** Starts the clock, and the snapshots, of the timed part. */
+        void startTimed() {
             startSchedule = ThreadSchedule.take();
             startEngine = engineCounts(engine);
             startJit = JitTime.millis();
             startCpu = processCpuNanos();
             start = System.nanoTime();
-        }
-
-        /**
-         * Runs {@code loop} to the end of the warm-up in two parts: to {@link #SETTLE} messages before its end, a
-         * wait for the JIT as in {@link #startTimed()}, then the rest. Traffic that resumes after a pause takes paths
-         * the steady state did not (threads parked, sources armed), whose recompiling would otherwise fall in the
-         * timed part; the second wait, in {@code startTimed}, sees it done.
-         */
-        void warmUp(Loop loop) throws InterruptedException {
-            int settle = Math.min(SETTLE, warmup / 10);
-            loop.run(warmup - settle);
-            waitedForJit = 0;
-            if (warmup > 0 && QUIET_MILLIS > 0) {
-                awaitJits();
-            }
-            loop.run(warmup);
         }
 
         void answered(int message, long roundTrip) {
@@ -231,10 +218,8 @@ public final class LayeredEcho {
                 jit, sorted[n - 1] / 1e3);
             System.out.println("(p50, p99, max: round trip in us; cpu: the client JVM's CPU time per message in us; "
                 + "jit: ms its compilers worked in the timed part)");
-            if (waitedForJit >= 0) {
-                System.out.printf("waited %d ms in all, during and after the warm-up, for the client's JIT to go "
-                    + "quiet, then %d ms for the server's%n", waitedForJit, waitedForServerJit);
-            }
+            System.out.printf("waited %d ms in all, during and after the warm-up, for the client's JIT to go quiet, "
+                + "then %d ms for the server's%n", waitedForJit, waitedForServerJit);
             endSchedule.print("client", startSchedule, n);
             printEngineCounts("client", startEngine, endEngine, n);
         }
@@ -397,7 +382,7 @@ public final class LayeredEcho {
                 try (gate) {
                     while (true) {
                         try (Socket client = gate.accept()) {
-                            JitTime.awaitQuiet(QUIET_MILLIS, 60_000);
+                            JitTime.awaitQuiet(QUIET_MILLIS);
                             startTimedPart(); // the client asks last at the warm-up's end: the traffic resumes now
                             client.getOutputStream().write(1);
                         }
@@ -553,14 +538,8 @@ public final class LayeredEcho {
         return timings;
     }
 
-    /** A client's echo loop, run in parts: the warm-up's and then the timed part's (see {@link Timings}). */
-    private interface Loop {
-        /** Sends and awaits messages until {@code until} are answered, at most the window outstanding. */
-        void run(int until) throws InterruptedException;
-    }
-
     /** The connector client's echo loop, run for the warm-up and then for the timed part (see {@link Timings}). */
-    private static final class ConnectorLoop implements Loop {
+    private static final class ConnectorLoop implements JitTime.Part {
         private final RdmaEndpoint endpoint;
         private final byte[] message;
         private final int window;
@@ -708,7 +687,7 @@ public final class LayeredEcho {
     }
 
     /** The raw client's echo loop, run for the warm-up and then for the timed part (see {@link Timings}). */
-    private static final class RawLoop implements Loop {
+    private static final class RawLoop implements JitTime.Part {
         private final RawSide side;
         private final int size;
         private final int window;

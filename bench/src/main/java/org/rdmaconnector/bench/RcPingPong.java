@@ -42,8 +42,6 @@ public final class RcPingPong {
     private static final long BUSY_POLL_NANOS = Long.getLong("rcpingpong.busyPollMicros", -1) * 1000;
     /** {@code -Drcpingpong.quietMillis=N}: how long the client's JIT must be idle before each of its waits ends. */
     private static final long QUIET_MILLIS = Long.getLong("rcpingpong.quietMillis", 1000);
-    // untimed exchanges after the warm-up's first wait for the JIT (run)
-    private static final int SETTLE = 2000;
 
     /** Where the time of the timed exchanges goes, per CQ event and per send. */
     private static final class Profile {
@@ -137,20 +135,14 @@ public final class RcPingPong {
      * The loop of rc_pingpong.c for {@code warmup + iters} exchanges; returns the seconds of the last {@code iters}.
      * With {@link #BUSY_POLL_NANOS} set, the event engine's loop instead: the CQ is drained and busy-polled before it
      * is re-armed and polled once more, so completions that arrive while one is handled or within the budget need no
-     * event of their own. The loop runs in parts, as {@code LayeredEcho}'s clients do: the warm-up to
-     * {@link #SETTLE} exchanges before its end, a wait on the client until its JIT is idle
-     * ({@code -Drcpingpong.quietMillis}, default 1000; the server waits for its next message meanwhile), the rest of
-     * the warm-up, the same wait, then the timed part. Each part is the same method with no branch on the boundary,
-     * and what the timing reads is loaded before: a branch first taken at the boundary, or a class first loaded
-     * there, made the JIT compile the loop again in the timed part (BENCHMARKS.md, "Which threads run per message").
+     * event of their own. The loop runs in parts, as {@code LayeredEcho}'s clients do ({@link JitTime#warmUp}): after
+     * each part of the warm-up the client waits until its JIT is idle ({@code -Drcpingpong.quietMillis}, default
+     * 1000; the server waits for its next message meanwhile). What the timing reads is loaded before: a branch first
+     * taken at the boundary, or a class first loaded there, made the JIT compile the loop again in the timed part
+     * (BENCHMARKS.md, "Which threads run per message").
      */
     private double run(int warmup, int iters) throws InterruptedException {
-        if (warmup > 0) {
-            exchange(warmup - Math.min(SETTLE, warmup / 10));
-            awaitJit();
-            exchange(warmup);
-            awaitJit();
-        }
+        JitTime.warmUp(warmup, this::exchange, this::awaitJit);
         startTiming();
         exchange(warmup + iters);
         if (PROFILE) {
@@ -171,8 +163,8 @@ public final class RcPingPong {
 
     /** The client, between two parts of the loop: waits until its JIT is idle ({@link JitTime#awaitQuiet}). */
     private void awaitJit() throws InterruptedException {
-        if (client && QUIET_MILLIS > 0) {
-            waitedForJit += JitTime.awaitQuiet(QUIET_MILLIS, 60_000);
+        if (client) {
+            waitedForJit += JitTime.awaitQuiet(QUIET_MILLIS);
         }
     }
 

@@ -29,25 +29,17 @@ final class ThreadSchedule {
         this.byTid = byTid;
     }
 
-    /** The counters of every live thread now (empty where /proc has no schedstat). */
-    static ThreadSchedule take() {
-        Map<String, Counters> byTid = new HashMap<>();
+    /** Reads one thread's files under {@code /proc/self/task/TID}. */
+    private interface TaskReader {
+        void read(Path task) throws IOException;
+    }
+
+    /** Reads each live thread; one that ended while read, or a kernel without the file, leaves that thread out. */
+    private static void eachTask(TaskReader reader) {
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
             for (Path task : tasks) {
                 try {
-                    String[] sched = Files.readString(task.resolve("schedstat")).trim().split(" ");
-                    long voluntary = 0;
-                    long involuntary = 0;
-                    for (String line : Files.readAllLines(task.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            voluntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            involuntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                        }
-                    }
-                    String name = Files.readString(task.resolve("comm")).trim();
-                    byTid.put(task.getFileName().toString(), new Counters(name, Long.parseLong(sched[0]),
-                        Long.parseLong(sched[1]), Long.parseLong(sched[2]), voluntary, involuntary));
+                    reader.read(task);
                 } catch (IOException | RuntimeException e) {
                     // the thread ended while read, or this kernel has no schedstat: leave it out
                 }
@@ -55,6 +47,26 @@ final class ThreadSchedule {
         } catch (IOException e) {
             // no /proc/self/task: not Linux
         }
+    }
+
+    /** The counters of every live thread now (empty where /proc has no schedstat). */
+    static ThreadSchedule take() {
+        Map<String, Counters> byTid = new HashMap<>();
+        eachTask(task -> {
+            String[] sched = Files.readString(task.resolve("schedstat")).trim().split(" ");
+            long voluntary = 0;
+            long involuntary = 0;
+            for (String line : Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("voluntary_ctxt_switches:")) {
+                    voluntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    involuntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+            String name = Files.readString(task.resolve("comm")).trim();
+            byTid.put(task.getFileName().toString(), new Counters(name, Long.parseLong(sched[0]),
+                Long.parseLong(sched[1]), Long.parseLong(sched[2]), voluntary, involuntary));
+        });
         return new ThreadSchedule(byTid);
     }
 
@@ -67,21 +79,13 @@ final class ThreadSchedule {
      */
     static Map<Path, Long> compilerCpuNanos() {
         Map<Path, Long> byThread = new HashMap<>();
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
-            for (Path task : tasks) {
-                try {
-                    String name = Files.readString(task.resolve("comm"));
-                    if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
-                        String sched = Files.readString(task.resolve("schedstat"));
-                        byThread.put(task, Long.parseLong(sched.substring(0, sched.indexOf(' '))));
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // the thread ended while read, or this kernel has no schedstat: leave it out
-                }
+        eachTask(task -> {
+            String name = Files.readString(task.resolve("comm"));
+            if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+                String sched = Files.readString(task.resolve("schedstat"));
+                byThread.put(task, Long.parseLong(sched.substring(0, sched.indexOf(' '))));
             }
-        } catch (IOException e) {
-            // no /proc/self/task: not Linux
-        }
+        });
         return byThread;
     }
 
