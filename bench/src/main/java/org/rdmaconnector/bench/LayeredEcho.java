@@ -60,7 +60,9 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * The client prints messages/s, the round trip's p50 and p99, and its CPU time per message; the server prints the
  * bytes its JVM allocated per echoed message over the timed part (every thread), from the CQ to the listener and
  * back. Both sides print the JIT's work in the timed part, what each thread did per message ({@link ThreadSchedule})
- * and, on the connector, who read the engine's events: the loop, or the thread that awaited or delivered them. The
+ * and, on the connector, who read the engine's events (the loop, or the thread that awaited or delivered them) and
+ * how often the loop polled a source in vain beside them (its busy polls). With {@code -Dlayered.system=true} the
+ * server also prints the other processes' busiest threads, kernel threads included (softirq, the driver's work). The
  * first {@code WARMUP} messages are untimed; the client pauses twice near their end until its JIT is idle, and then
  * the server's, which it asks over TCP at the server's port plus 10000 ({@code Timings}).
  * Usage: {@code LayeredEcho server raw|connector|unsignaled PORT SIZE WINDOW COUNT WARMUP} and
@@ -121,6 +123,9 @@ public final class LayeredEcho {
         private final int warmup;
         private long start;
         private long end;
+        // the JVM's uptime at the timed part's ends, in ms: where it lies in -Xlog or -XX:+PrintCompilation output
+        private long startUptime;
+        private long endUptime;
         private long startCpu;
         private long endCpu;
         private long startJit = -1;
@@ -186,6 +191,7 @@ public final class LayeredEcho {
             startEngine = engineCounts(engine);
             startJit = JitTime.millis();
             startCpu = processCpuNanos();
+            startUptime = uptimeMillis();
             start = System.nanoTime();
         }
 
@@ -196,6 +202,7 @@ public final class LayeredEcho {
         void done() {
             end = System.nanoTime();
             endCpu = processCpuNanos();
+            endUptime = uptimeMillis();
             jit = JitTime.since(startJit);
             endSchedule = ThreadSchedule.take();
             endEngine = engineCounts(engine);
@@ -219,7 +226,8 @@ public final class LayeredEcho {
             System.out.println("(p50, p99, max: round trip in us; cpu: the client JVM's CPU time per message in us; "
                 + "jit: ms its compilers worked in the timed part)");
             System.out.printf("waited %d ms in all, during and after the warm-up, for the client's JIT to go quiet, "
-                + "then %d ms for the server's%n", waitedForJit, waitedForServerJit);
+                + "then %d ms for the server's; the timed part ran from %d to %d ms of the JVM's uptime%n",
+                waitedForJit, waitedForServerJit, startUptime, endUptime);
             endSchedule.print("client", startSchedule, n);
             printEngineCounts("client", startEngine, endEngine, n);
         }
@@ -230,7 +238,13 @@ public final class LayeredEcho {
         ThreadSchedule.take();
         JitTime.millis();
         processCpuNanos();
+        uptimeMillis();
         allocatedBytes();
+    }
+
+    /** The JVM's uptime in ms (the time stamps of -Xlog's uptime and of -XX:+PrintCompilation). */
+    private static long uptimeMillis() {
+        return ManagementFactory.getRuntimeMXBean().getUptime();
     }
 
     /** The whole JVM's CPU time (every thread), in ns. */
@@ -288,10 +302,11 @@ public final class LayeredEcho {
                 String name = r.name().replaceAll("[0-9]+", "N");
                 long[] sum = byName.get(name); // no lambda: nothing is linked at the boundary (see Timings)
                 if (sum == null) {
-                    byName.put(name, sum = new long[2]);
+                    byName.put(name, sum = new long[3]);
                 }
                 sum[0] += r.eventsRead();
                 sum[1] += r.eventsReadByWaiters();
+                sum[2] += r.busyPolls();
             }
         }
         return byName;
@@ -301,11 +316,12 @@ public final class LayeredEcho {
     private static void printEngineCounts(String side, Map<String, long[]> start, Map<String, long[]> end,
                                           int messages) {
         end.forEach((name, now) -> {
-            long[] before = start.getOrDefault(name, new long[2]);
+            long[] before = start.getOrDefault(name, new long[3]);
             if (now[0] > before[0]) {
                 System.out.printf("%s engine: %s read %.3f events/msg, %.3f of them by the awaiting or delivering "
-                    + "thread (not the loop)%n", side, name, (double) (now[0] - before[0]) / messages,
-                    (double) (now[1] - before[1]) / messages);
+                    + "thread (not the loop); the loop's empty busy polls %.3f/msg%n", side, name,
+                    (double) (now[0] - before[0]) / messages, (double) (now[1] - before[1]) / messages,
+                    (double) (now[2] - before[2]) / messages);
             }
         });
     }
@@ -323,6 +339,7 @@ public final class LayeredEcho {
      */
     private static final class ServerCount {
         private static final String JFR_FILE = System.getProperty("layered.jfr");
+        private static final boolean SYSTEM = Boolean.getBoolean("layered.system");
         private final int count;
         private final int warmup;
         private final AtomicLong echoed = new AtomicLong();
@@ -342,7 +359,10 @@ public final class LayeredEcho {
         private long first = -1;
         private Map<Long, Long> startBytes;
         private ThreadSchedule startSchedule;
+        // with -Dlayered.system=true: every other process's threads, kernel threads included
+        private ThreadSchedule startSystem;
         private long startJit = -1;
+        private long startUptime;
         private Map<String, long[]> startEngine;
         private long startListenerBytes;
         // samples from the warm-up's second half on, not kept: a thread's sample weighs the bytes since its last
@@ -358,6 +378,9 @@ public final class LayeredEcho {
                 primer = allocationSamples();
             }
             primeSnapshots();
+            if (SYSTEM) {
+                ThreadSchedule.takeSystem();
+            }
             watcher = new Thread(this::watch, "layered-watch");
             watcher.setDaemon(true);
             watcher.start();
@@ -443,8 +466,10 @@ public final class LayeredEcho {
                 recording.start();
                 primer.close();
             }
+            startSystem = SYSTEM ? ThreadSchedule.takeSystem() : null; // first: reading all of /proc takes a while
             startSchedule = ThreadSchedule.take();
             startJit = JitTime.millis();
+            startUptime = uptimeMillis();
             startEngine = engineCounts(engine);
             startListenerBytes = listenerBytes.get();
             startBytes = allocatedBytes(); // last: the snapshots above allocate
@@ -472,7 +497,9 @@ public final class LayeredEcho {
                 }
                 Map<Long, Long> endBytes = allocatedBytes(); // before stopping JFR, which allocates itself
                 ThreadSchedule endSchedule = ThreadSchedule.take();
+                ThreadSchedule endSystem = startSystem == null ? null : ThreadSchedule.takeSystem();
                 long jit = JitTime.since(startJit);
+                long endUptime = uptimeMillis();
                 Map<String, long[]> endEngine = engineCounts(engine);
                 endBytes.remove(watcher.getId()); // the harness's threads: not the echo's
                 if (gateThread != null) {
@@ -484,8 +511,12 @@ public final class LayeredEcho {
                         + "gate%n", first, warmup);
                 }
                 printAllocation(startBytes, endBytes, messages, listenerBytes.get() - startListenerBytes);
-                System.out.printf("server JIT: %d ms in the timed part%n", jit);
+                System.out.printf("server JIT: %d ms in the timed part, from %d to %d ms of the JVM's uptime (its end: "
+                    + "the peer's disconnect)%n", jit, startUptime, endUptime);
                 endSchedule.print("server", startSchedule, messages);
+                if (endSystem != null) {
+                    endSystem.print("other processes' (busiest 15)", startSystem, messages);
+                }
                 printEngineCounts("server", startEngine, endEngine, messages);
                 if (recording != null) {
                     try (Recording r = recording) {

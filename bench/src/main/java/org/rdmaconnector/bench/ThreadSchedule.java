@@ -24,19 +24,27 @@ final class ThreadSchedule {
     }
 
     private final Map<String, Counters> byTid;
+    // the whole system's (other processes and kernel threads): names kept as they are, each task on its own line
+    private final boolean system;
 
-    private ThreadSchedule(Map<String, Counters> byTid) {
+    private ThreadSchedule(Map<String, Counters> byTid, boolean system) {
         this.byTid = byTid;
+        this.system = system;
     }
 
-    /** Reads one thread's files under {@code /proc/self/task/TID}. */
+    /** Reads one thread's files under {@code /proc/self/task/TID} (or another process's {@code /proc/PID/task/TID}). */
     private interface TaskReader {
         void read(Path task) throws IOException;
     }
 
     /** Reads each live thread; one that ended while read, or a kernel without the file, leaves that thread out. */
     private static void eachTask(TaskReader reader) {
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+        eachTask(TASKS, reader);
+    }
+
+    /** Reads each thread listed in {@code dir}, a {@code task} directory of {@code /proc}. */
+    private static void eachTask(Path dir, TaskReader reader) {
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(dir)) {
             for (Path task : tasks) {
                 try {
                     reader.read(task);
@@ -52,22 +60,43 @@ final class ThreadSchedule {
     /** The counters of every live thread now (empty where /proc has no schedstat). */
     static ThreadSchedule take() {
         Map<String, Counters> byTid = new HashMap<>();
-        eachTask(task -> {
-            String[] sched = Files.readString(task.resolve("schedstat")).trim().split(" ");
-            long voluntary = 0;
-            long involuntary = 0;
-            for (String line : Files.readAllLines(task.resolve("status"))) {
-                if (line.startsWith("voluntary_ctxt_switches:")) {
-                    voluntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                    involuntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+        eachTask(task -> readTask(task, byTid));
+        return new ThreadSchedule(byTid, false);
+    }
+
+    /**
+     * The counters of every other process's threads now, kernel threads included (softirq and the RDMA driver's
+     * work run in those): who else held a CPU in a timed part.
+     */
+    static ThreadSchedule takeSystem() {
+        Map<String, Counters> byTid = new HashMap<>();
+        long self = ProcessHandle.current().pid();
+        try (DirectoryStream<Path> pids = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path pid : pids) {
+                if (!pid.getFileName().toString().equals(Long.toString(self))) {
+                    eachTask(pid.resolve("task"), task -> readTask(task, byTid));
                 }
             }
-            String name = Files.readString(task.resolve("comm")).trim();
-            byTid.put(task.getFileName().toString(), new Counters(name, Long.parseLong(sched[0]),
-                Long.parseLong(sched[1]), Long.parseLong(sched[2]), voluntary, involuntary));
-        });
-        return new ThreadSchedule(byTid);
+        } catch (IOException e) {
+            // no /proc: not Linux
+        }
+        return new ThreadSchedule(byTid, true);
+    }
+
+    private static void readTask(Path task, Map<String, Counters> byTid) throws IOException {
+        String[] sched = Files.readString(task.resolve("schedstat")).trim().split(" ");
+        long voluntary = 0;
+        long involuntary = 0;
+        for (String line : Files.readAllLines(task.resolve("status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+                voluntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                involuntary = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        String name = Files.readString(task.resolve("comm")).trim();
+        byTid.put(task.getFileName().toString(), new Counters(name, Long.parseLong(sched[0]),
+            Long.parseLong(sched[1]), Long.parseLong(sched[2]), voluntary, involuntary));
     }
 
     /**
@@ -102,7 +131,8 @@ final class ThreadSchedule {
         byTid.forEach((tid, now) -> {
             Counters before = start.byTid.getOrDefault(tid, new Counters(now.name, 0, 0, 0, 0, 0));
             if (now.slices > before.slices) {
-                long[] sum = byName.computeIfAbsent(now.name.replaceAll("[0-9]+", "N"), k -> new long[5]);
+                String name = system ? now.name + " (" + tid + ")" : now.name.replaceAll("[0-9]+", "N");
+                long[] sum = byName.computeIfAbsent(name, k -> new long[5]);
                 sum[0] += now.cpu - before.cpu;
                 sum[1] += now.delay - before.delay;
                 sum[2] += now.slices - before.slices;
@@ -112,7 +142,9 @@ final class ThreadSchedule {
         });
         System.out.printf("%s threads over %d messages, per message: cpu us, runnable-but-waiting us, times "
             + "scheduled, blocked (voluntary) and preempted (involuntary) switches%n", side, messages);
-        byName.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[2], x.getValue()[2]))
+        byName.entrySet().stream().sorted((x, y) -> system ? Long.compare(y.getValue()[0], x.getValue()[0])
+                : Long.compare(y.getValue()[2], x.getValue()[2]))
+            .limit(system ? 15 : Long.MAX_VALUE)
             .forEach(e -> {
                 long[] s = e.getValue();
                 System.out.printf("  %-16s cpu %8.1f  wait %8.1f  runs %6.3f  blocked %6.3f  preempted %6.3f%n",
