@@ -897,8 +897,12 @@ public final class EventEngine implements AutoCloseable {
                     }
                     try {
                         waiterGaveUp = false; // armed now, for whoever sleeps
-                        // an event that came before the arming is read now: epoll would not report it
-                        if (!source.armBeforeWait() || (event = source.next()) == null) {
+                        // an event that came before the arming is read now: epoll would not report it. Polled, never
+                        // next(): a completion that came since the arming raised the arming's own CQ event, and next()
+                        // would take it, leaving the queue unarmed while the loop sleeps (when all it read completed
+                        // inline, no event follows to make the loop decide again). Left on the channel, that event
+                        // wakes the loop, whose next pass reads it and arms again.
+                        if (!source.armBeforeWait() || (event = source.poll()) == null) {
                             control(Layout.EPOLL_CTL_MOD, fd, Layout.EPOLLIN | Layout.EPOLLONESHOT, token);
                             return;
                         }

@@ -30,7 +30,8 @@ public interface EventSource<E> {
     /**
      * Called when {@link #next()} has returned null and the engine is about to wait for the fd. A source whose fd
      * reports only what was armed (a completion channel reports a CQ only after ibv_req_notify_cq) arms here and
-     * returns true; the engine then calls {@link #next()} once more, since an event may have come before the arming.
+     * returns true; the engine then calls {@link #poll()} once, since an event may have come before the arming (not
+     * {@link #next()}: a notification the arming raised must stay on the fd, or the source is left unarmed).
      * The default arms nothing and returns false: the fd reports every event.
      */
     default boolean armBeforeWait() {
@@ -52,7 +53,8 @@ public interface EventSource<E> {
      * (ibv_poll_cq), after what its last {@link #next()} read and has not returned yet, so the order stays the
      * source's. Never what the fd reports (a CQ event): that stays for {@link #next()}, or the source could be left
      * unarmed with the loop asleep. Called by {@link Registration#pollUntil} on a thread that waits for an event, one
-     * reader at a time with the loop. The default returns null: nothing to poll.
+     * reader at a time with the loop, and by the loop right after {@link #armBeforeWait()}. The default returns null:
+     * nothing to poll.
      */
     default E poll() {
         return null;
