@@ -367,7 +367,8 @@ class BusyPollTest {
 
     /**
      * A waiter reads an event of a queue the loop was never told about, then the bell makes the loop look at the
-     * queue (dry): the loop leaves it unarmed for the waiter hold. Returns once the loop has looked.
+     * queue (dry): the loop leaves it unarmed for the waiter hold. Returns once the loop has begun to look; it may
+     * still be deciding (holding the source's read lock), so what follows sees its decision only by waiting.
      */
     private Registration heldAfterAWaiterRead(SilentQueue queue, List<Integer> seen) throws InterruptedException {
         Registration registration = engine.registerOnLoop(queue, seen::add);
