@@ -92,7 +92,11 @@ final class JitTime {
 
     /** The compile time since {@code before} (a {@link #millis()}), or -1 if not monitored. */
     static long since(long before) {
-        long now = millis();
-        return before < 0 || now < 0 ? -1 : now - before;
+        return between(before, millis());
+    }
+
+    /** The ms the compilers worked from {@code before} to {@code after} ({@link #millis()} each), or -1. */
+    static long between(long before, long after) {
+        return before < 0 || after < 0 ? -1 : after - before;
     }
 }

@@ -118,27 +118,19 @@ public final class LayeredEcho {
      * at the boundary invalidated code compiled on the assumption that it did not exist): BENCHMARKS.md, "Which
      * threads run per message".
      */
-    private static final class Timings {
+    private static final class Timings extends Watched {
         private final long[] roundTrips;
         private final int warmup;
         private long start;
         private long end;
-        // the JVM's uptime at the timed part's ends, in ms: where it lies in -Xlog or -XX:+PrintCompilation output
-        private long startUptime;
-        private long endUptime;
         private long startCpu;
         private long endCpu;
-        private long startJit = -1;
-        private long jit = -1;
-        private ThreadSchedule startSchedule;
-        private ThreadSchedule endSchedule;
+        private Snapshot first;
+        private Snapshot last;
         private long waitedForJit;
         private long waitedForServerJit;
         // the server's JIT gate, until it refused a connection
         private InetSocketAddress jitGate;
-        private EventEngine engine;
-        private Map<String, long[]> startEngine;
-        private Map<String, long[]> endEngine;
 
         Timings(int count, int warmup, InetSocketAddress server) {
             this.roundTrips = new long[count];
@@ -187,11 +179,8 @@ public final class LayeredEcho {
 
         /** Starts the clock, and the snapshots, of the timed part. */
         void startTimed() {
-            startSchedule = ThreadSchedule.take();
-            startEngine = engineCounts(engine);
-            startJit = JitTime.millis();
+            first = Snapshot.take(engine);
             startCpu = processCpuNanos();
-            startUptime = uptimeMillis();
             start = System.nanoTime();
         }
 
@@ -202,17 +191,7 @@ public final class LayeredEcho {
         void done() {
             end = System.nanoTime();
             endCpu = processCpuNanos();
-            endUptime = uptimeMillis();
-            jit = JitTime.since(startJit);
-            endSchedule = ThreadSchedule.take();
-            endEngine = engineCounts(engine);
-        }
-
-        /** Reports, with the rest, what the registrations of {@code engine} read in the timed part. */
-        EventEngine watch(EventEngine engine) {
-            this.engine = engine;
-            engineCounts(engine); // loaded before the warm-up, as primeSnapshots does
-            return engine;
+            last = Snapshot.take(engine);
         }
 
         void print(String layer, int size, int window) {
@@ -222,23 +201,66 @@ public final class LayeredEcho {
             System.out.printf("result layer=%s size=%d window=%d messages=%d msgs/s=%.1f p50=%.1f p99=%.1f "
                     + "cpu=%.1f jit=%d max=%.1f%n", layer, size, window, n, n / ((end - start) / 1e9),
                 sorted[n / 2] / 1e3, sorted[Math.min(n - 1, (int) (n * 0.99))] / 1e3, (endCpu - startCpu) / 1e3 / n,
-                jit, sorted[n - 1] / 1e3);
+                last.jitSince(first), sorted[n - 1] / 1e3);
             System.out.println("(p50, p99, max: round trip in us; cpu: the client JVM's CPU time per message in us; "
                 + "jit: ms its compilers worked in the timed part)");
             System.out.printf("waited %d ms in all, during and after the warm-up, for the client's JIT to go quiet, "
                 + "then %d ms for the server's; the timed part ran from %d to %d ms of the JVM's uptime%n",
-                waitedForJit, waitedForServerJit, startUptime, endUptime);
-            endSchedule.print("client", startSchedule, n);
-            printEngineCounts("client", startEngine, endEngine, n);
+                waitedForJit, waitedForServerJit, first.uptime, last.uptime);
+            last.print("client", first, n);
+        }
+    }
+
+    /** A side that reports, with the rest, what the registrations of its engine read in the timed part. */
+    private abstract static class Watched {
+        volatile EventEngine engine;
+
+        /** Watches {@code engine}, and returns it. */
+        EventEngine watch(EventEngine engine) {
+            this.engine = engine;
+            Snapshot.take(engine); // what it reads is loaded before the warm-up, as primeSnapshots does
+            return engine;
+        }
+    }
+
+    /**
+     * One side's figures at one end of the timed part: its threads' schedule, the ms its compilers worked so far, the
+     * JVM's uptime in ms (where the end lies in -Xlog or -XX:+PrintCompilation output) and what the registrations of
+     * its engine read ({@link #engineCounts}).
+     */
+    private static final class Snapshot {
+        final ThreadSchedule schedule;
+        final Map<String, long[]> engine;
+        final long jit;
+        final long uptime;
+
+        private Snapshot(ThreadSchedule schedule, Map<String, long[]> engine, long jit, long uptime) {
+            this.schedule = schedule;
+            this.engine = engine;
+            this.jit = jit;
+            this.uptime = uptime;
+        }
+
+        static Snapshot take(EventEngine engine) {
+            return new Snapshot(ThreadSchedule.take(), engineCounts(engine), JitTime.millis(), uptimeMillis());
+        }
+
+        /** The ms the compilers worked from {@code start} to this one, or -1 where the JVM does not say. */
+        long jitSince(Snapshot start) {
+            return JitTime.between(start.jit, jit);
+        }
+
+        /** Prints, per message, what each thread and each registration did from {@code start} to this one. */
+        void print(String side, Snapshot start, int messages) {
+            schedule.print(side, start.schedule, messages);
+            printEngineCounts(side, start.engine, engine, messages);
         }
     }
 
     /** Loads and runs once, before the warm-up, what the snapshots at the timed part's ends use. */
     private static void primeSnapshots() {
-        ThreadSchedule.take();
-        JitTime.millis();
+        Snapshot.take(null);
         processCpuNanos();
-        uptimeMillis();
         allocatedBytes();
     }
 
@@ -276,7 +298,7 @@ public final class LayeredEcho {
             long bytes = entry.getValue() - start.getOrDefault(entry.getKey(), 0L);
             java.lang.management.ThreadInfo info = THREADS.getThreadInfo(entry.getKey());
             if (bytes > 0 && info != null) {
-                byName.merge(info.getThreadName().replaceAll("[0-9]+", "N"), bytes, Long::sum);
+                byName.merge(ThreadSchedule.poolName(info.getThreadName()), bytes, Long::sum);
             }
             sum += Math.max(0, bytes);
         }
@@ -299,7 +321,7 @@ public final class LayeredEcho {
         Map<String, long[]> byName = new TreeMap<>();
         if (engine != null) {
             for (org.rdmaconnector.verbs.engine.Registration r : engine.registrations()) {
-                String name = r.name().replaceAll("[0-9]+", "N");
+                String name = ThreadSchedule.poolName(r.name());
                 long[] sum = byName.get(name); // no lambda: nothing is linked at the boundary (see Timings)
                 if (sum == null) {
                     byName.put(name, sum = new long[3]);
@@ -337,7 +359,7 @@ public final class LayeredEcho {
      * the timed part alone (every sample, no throttle), written to {@code FILE} at its end:
      * {@code jfr view allocation-by-class FILE} shows what the path allocates.
      */
-    private static final class ServerCount {
+    private static final class ServerCount extends Watched {
         private static final String JFR_FILE = System.getProperty("layered.jfr");
         private static final boolean SYSTEM = Boolean.getBoolean("layered.system");
         private final int count;
@@ -352,18 +374,13 @@ public final class LayeredEcho {
         private final Thread watcher;
         // the JIT gate's, if it opened
         private volatile Thread gateThread;
-        // the connector server's engine, whose registrations' counts the report shows
-        private volatile EventEngine engine;
         private Recording recording;
         // the timed part's start (startTimedPart): the count then, and the snapshots
         private long first = -1;
         private Map<Long, Long> startBytes;
-        private ThreadSchedule startSchedule;
+        private Snapshot firstSnapshot;
         // with -Dlayered.system=true: every other process's threads, kernel threads included
         private ThreadSchedule startSystem;
-        private long startJit = -1;
-        private long startUptime;
-        private Map<String, long[]> startEngine;
         private long startListenerBytes;
         // samples from the warm-up's second half on, not kept: a thread's sample weighs the bytes since its last
         // one, so the first in the timed part would weigh the thread's whole warm-up
@@ -381,7 +398,7 @@ public final class LayeredEcho {
             if (SYSTEM) {
                 ThreadSchedule.takeSystem();
             }
-            watcher = new Thread(this::watch, "layered-watch");
+            watcher = new Thread(this::awaitAndReport, "layered-watch");
             watcher.setDaemon(true);
             watcher.start();
             openJitGate(port + JIT_GATE_OFFSET); // last: its thread reads what the lines above set
@@ -442,12 +459,6 @@ public final class LayeredEcho {
             echoed.incrementAndGet();
         }
 
-        /** Reports, with the rest, what the registrations of {@code engine} read in the timed part. */
-        void watch(EventEngine engine) {
-            this.engine = engine;
-            engineCounts(engine); // loaded before the warm-up, as primeSnapshots does
-        }
-
         /** The peer disconnected (after its last answer), or the server echoed its last message. */
         void peerGone() {
             gone.countDown();
@@ -467,15 +478,12 @@ public final class LayeredEcho {
                 primer.close();
             }
             startSystem = SYSTEM ? ThreadSchedule.takeSystem() : null; // first: reading all of /proc takes a while
-            startSchedule = ThreadSchedule.take();
-            startJit = JitTime.millis();
-            startUptime = uptimeMillis();
-            startEngine = engineCounts(engine);
+            firstSnapshot = Snapshot.take(engine);
             startListenerBytes = listenerBytes.get();
             startBytes = allocatedBytes(); // last: the snapshots above allocate
         }
 
-        private void watch() {
+        private void awaitAndReport() {
             try {
                 boolean primed = false;
                 long n;
@@ -496,11 +504,8 @@ public final class LayeredEcho {
                     return; // the peer left before the timed part ended: no report
                 }
                 Map<Long, Long> endBytes = allocatedBytes(); // before stopping JFR, which allocates itself
-                ThreadSchedule endSchedule = ThreadSchedule.take();
+                Snapshot last = Snapshot.take(engine);
                 ThreadSchedule endSystem = startSystem == null ? null : ThreadSchedule.takeSystem();
-                long jit = JitTime.since(startJit);
-                long endUptime = uptimeMillis();
-                Map<String, long[]> endEngine = engineCounts(engine);
                 endBytes.remove(watcher.getId()); // the harness's threads: not the echo's
                 if (gateThread != null) {
                     endBytes.remove(gateThread.getId());
@@ -512,12 +517,11 @@ public final class LayeredEcho {
                 }
                 printAllocation(startBytes, endBytes, messages, listenerBytes.get() - startListenerBytes);
                 System.out.printf("server JIT: %d ms in the timed part, from %d to %d ms of the JVM's uptime (its end: "
-                    + "the peer's disconnect)%n", jit, startUptime, endUptime);
-                endSchedule.print("server", startSchedule, messages);
+                    + "the peer's disconnect)%n", last.jitSince(firstSnapshot), firstSnapshot.uptime, last.uptime);
+                last.print("server", firstSnapshot, messages);
                 if (endSystem != null) {
                     endSystem.print("other processes' (busiest 15)", startSystem, messages);
                 }
-                printEngineCounts("server", startEngine, endEngine, messages);
                 if (recording != null) {
                     try (Recording r = recording) {
                         r.stop();

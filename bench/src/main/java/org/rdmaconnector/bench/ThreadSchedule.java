@@ -70,10 +70,10 @@ final class ThreadSchedule {
      */
     static ThreadSchedule takeSystem() {
         Map<String, Counters> byTid = new HashMap<>();
-        long self = ProcessHandle.current().pid();
+        String self = Long.toString(ProcessHandle.current().pid());
         try (DirectoryStream<Path> pids = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
             for (Path pid : pids) {
-                if (!pid.getFileName().toString().equals(Long.toString(self))) {
+                if (!pid.getFileName().toString().equals(self)) {
                     eachTask(pid.resolve("task"), task -> readTask(task, byTid));
                 }
             }
@@ -118,8 +118,13 @@ final class ThreadSchedule {
         return byThread;
     }
 
+    /** A thread's (or registration's) name with its digits as N: the threads of one pool under one name. */
+    static String poolName(String name) {
+        return name.replaceAll("[0-9]+", "N");
+    }
+
     /**
-     * Prints, for each thread (threads of one pool summed under one name, digits as N) that ran between
+     * Prints, for each thread (threads of one pool summed under one name, {@link #poolName}) that ran between
      * {@code start} and this snapshot, its figures per message, busiest first.
      */
     void print(String side, ThreadSchedule start, int messages) {
@@ -131,7 +136,7 @@ final class ThreadSchedule {
         byTid.forEach((tid, now) -> {
             Counters before = start.byTid.getOrDefault(tid, new Counters(now.name, 0, 0, 0, 0, 0));
             if (now.slices > before.slices) {
-                String name = system ? now.name + " (" + tid + ")" : now.name.replaceAll("[0-9]+", "N");
+                String name = system ? now.name + " (" + tid + ")" : poolName(now.name);
                 long[] sum = byName.computeIfAbsent(name, k -> new long[5]);
                 sum[0] += now.cpu - before.cpu;
                 sum[1] += now.delay - before.delay;
