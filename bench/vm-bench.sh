@@ -13,6 +13,8 @@
 #    three rounds, each after the same untimed connections.
 #  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
 #    beside ConnectorPerftest.
+# Beside each layered run: how often rxe's requester retried in it (hw_counters/completer_retry_err: a
+# retransmission timer that fired, or a sequence NAK), so that a run slowed by a lost packet shows as one.
 # Prints messages/s, connections/s, the Java/C ratios (the VM slows both alike; the ratio is what counts), CPU time
 # per exchange (C: the client process in all; Java: the client JVM over the timed part) and CQ events per exchange.
 # Usage: bench/vm-bench.sh [SIZE [ITERS [CONNECTIONS]]]   (defaults 4096 5000 200)
@@ -114,14 +116,18 @@ echo "== Java ping-pong, busy poll 50 us (the engine's default)"
 java_pp bp50 18602 -Drcpingpong.busyPollMicros=50
 echo "== Java ping-pong, busy poll $vm_busy_poll us (scaled to the VM's round trip)"
 java_pp bpvm 18603 -Drcpingpong.busyPollMicros=$vm_busy_poll
-# the layered echo (LayeredEcho): the same workload through raw verbs (a) and through the connector (b)
+# rxe's requester retries so far (both sides: one device)
+retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err 2>/dev/null || echo 0; }
+# the layered echo (LayeredEcho): the same workload through raw verbs (a) and through the connector (b); each run
+# writes its retries to layered-NAME-retries.txt
 layered() {
-    local layer=\$1 msg=\$2 window=\$3 port=\$4 try name=\$1-\$2-\$3 budget=""
+    local layer=\$1 msg=\$2 window=\$3 port=\$4 try name=\$1-\$2-\$3 budget="" before
     if [[ \$layer == *-vm ]]; then # raw-vm, connector-vm: both sides busy-poll for the VM-scaled budget
         budget=-Dlayered.busyPollMicros=$vm_busy_poll
         layer=\${layer%-vm}
     fi
     for try in 1 2; do
+        before=\$(retries)
         if [[ \$layer == felix ]]; then
             pin="$on_server" felix_jvm org.rdmaconnector.it.felix.FelixEchoServer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
             for i in \$(seq 600); do grep -q '^listening' layered-\$name-server.txt && break; sleep 0.1; done
@@ -131,6 +137,7 @@ layered() {
         fi
         pin="$on_client" jvm \$budget org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
         wait
+        echo \$((\$(retries) - before)) > layered-\$name-retries.txt
         grep -q '^result' layered-\$name-client.txt && return
         echo "   layered \$name: no result (try \$try); server: \$(grep -m1 -E 'SIG|Exception' layered-\$name-server.txt)"
         port=\$((port + 10))
@@ -206,11 +213,13 @@ for msg in 64 4096; do
             if [[ -z $line || -z $alloc ]]; then
                 echo "the layered run $layer $msg $window printed no result; see $c, $srv and $share/console.log" >&2
                 failed=1
-                layered="$layered $layer $msg $window -1 -1 -1 -1 -1 x"
+                layered="$layered $layer $msg $window -1 -1 -1 -1 -1 -1"
                 continue
             fi
             # result layer=L size=S window=W messages=N msgs/s=R p50=A p99=B cpu=C (L: the client's, connector for d)
-            layered="$layered $layer $(echo "$line" | sed 's/[a-z0-9/]*=//g' | awk '{print $3, $4, $6, $7, $8, $9}') $alloc x"
+            # rxe's retries in the run (WildFly's four runs share one boot: not counted, -1)
+            retried=$(cat "$share/layered-$layer-$msg-$window-retries.txt" 2>/dev/null || echo -1)
+            layered="$layered $layer $(echo "$line" | sed 's/[a-z0-9/]*=//g' | awk '{print $3, $4, $6, $7, $8, $9}') $alloc $retried"
         done
     done
 done
@@ -232,9 +241,9 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v cm="$cm_rounds" -v s="$size" -v n="$iters" -
         printf "  %-30s %12.1f %8.2f %14.1f %12.2f\n", label[r[i]], 1e6 / r[i + 1], cu / r[i + 1], r[i + 2], r[i + 3]
     }
     printf "layered echo (%s):\n", "p50/p99: round trip in us; CPU: client JVM us/msg; alloc: server JVM B/msg; " \
-        "-vm: both sides busy-poll " vm " us"
-    printf "  %-6s %-7s %-12s %10s %9s %9s %8s %9s %15s\n", "size", "window", "layer", "msgs/s", "p50", "p99", \
-        "CPU", "alloc", "ratio"
+        "retries: rxe requester retries in the run; -vm: both sides busy-poll " vm " us"
+    printf "  %-6s %-7s %-12s %10s %9s %9s %8s %9s %7s %15s\n", "size", "window", "layer", "msgs/s", "p50", "p99", \
+        "CPU", "alloc", "retries", "ratio"
     m = split(layered, l, " ")
     for (i = 1; i <= m; i += 9) {
         key = l[i + 1] "-" l[i + 2]
@@ -247,12 +256,14 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v cm="$cm_rounds" -v s="$size" -v n="$iters" -
             : l[i] == "wildfly" && connrate[key] > 0 ? sprintf("(d)/(b) %.2f", l[i + 3] / connrate[key]) \
             : l[i] == "connector-vm" && rawvmrate[key] > 0 ? sprintf("(b)/(a) %.2f", l[i + 3] / rawvmrate[key]) : ""
         alloc = l[i + 7] < 0 ? "-" : sprintf("%.1f", l[i + 7])
+        retried = l[i + 8] < 0 ? "-" : l[i + 8]
         if (l[i + 3] < 0) {
-            printf "  %-6s %-7s %-12s %10s %9s %9s %8s %9s %15s\n", l[i + 1], l[i + 2], l[i], "-", "-", "-", "-", "-", ""
+            printf "  %-6s %-7s %-12s %10s %9s %9s %8s %9s %7s %15s\n", l[i + 1], l[i + 2], l[i], "-", "-", "-", "-", \
+                "-", retried, ""
             continue
         }
-        printf "  %-6s %-7s %-12s %10.1f %9.1f %9.1f %8.1f %9s %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
-            l[i + 4], l[i + 5], l[i + 6], alloc, ratio
+        printf "  %-6s %-7s %-12s %10.1f %9.1f %9.1f %8.1f %9s %7s %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
+            l[i + 4], l[i + 5], l[i + 6], alloc, retried, ratio
     }
     printf "CM connect/disconnect, %d connections after %d untimed, C and Java in turn:\n", k, kw
     printf "  %-8s %22s %22s %8s\n", "round", "C connections/s", "Java connections/s", "Java/C"
