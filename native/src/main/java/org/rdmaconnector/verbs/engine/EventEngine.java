@@ -100,6 +100,8 @@ public final class EventEngine implements AutoCloseable {
     volatile Duration loopWaitBound = LOOP_WAIT_BOUND;
     // how long after its last event a busy-pollable source is polled again instead of armed and waited for
     private volatile long busyPollNanos = DEFAULT_BUSY_POLL.toNanos();
+    // loop thread only: a source was busy-polled in this pass (the loop yields its CPU before the next)
+    private boolean busyPolledInPass;
     // how long the loop leaves a source unarmed after a thread awaited it (Reg.leftToWaiters)
     private volatile long waiterHoldNanos = DEFAULT_WAITER_HOLD.toNanos();
     // sources the loop left unarmed to waiting threads, each looked at again when its hold ends (loop thread only)
@@ -300,6 +302,8 @@ public final class EventEngine implements AutoCloseable {
      * busy-pollable source (work completions), the loop polls that source again between its looks at the other fds
      * until it has found nothing for this long, and only then arms it and lets epoll sleep. Under load no wake-up and
      * no CQ event is needed per completion; the price is up to this much of the loop's CPU after each last event.
+     * While it busy-polls, the loop yields its CPU once per pass, so a thread it has just woken (a delivery thread,
+     * an awaiting thread) is not kept waiting for a CPU it shares with the loop.
      * A delivery thread that delivered an event of such a source in less than this budget then polls the source
      * itself for up to the budget (one thread per source at a time, the loop leaving the source to it as to a
      * waiter): the next event of its key, often the answer to what its handler sent, is delivered on that thread
@@ -557,6 +561,13 @@ public final class EventEngine implements AutoCloseable {
         boolean retrying = false;
         try {
             while (!closing.get()) {
+                if (busyPolledInPass) {
+                    // as NAPI's busy poll ends its spin when another task needs the CPU (need_resched): a thread this
+                    // loop just woke (a delivery thread, a waiter that slept) runs now, not after the loop's time
+                    // slice; with nothing else runnable on this CPU the yield returns at once
+                    busyPolledInPass = false;
+                    Thread.yield();
+                }
                 int timeout = -1;
                 if (resumed.get() != null) {
                     timeout = 0; // sources that used their read budget are waiting: only look, do not sleep
@@ -892,6 +903,7 @@ public final class EventEngine implements AutoCloseable {
                     }
                     if (busyPolling()) {
                         busyPolls++;
+                        busyPolledInPass = true;
                         resume(this); // polled again after a look at the other fds, its own still unarmed
                         return;
                     }
