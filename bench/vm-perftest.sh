@@ -6,8 +6,9 @@
 # so that 1.0 or more is as good as C either way). Before read_lat, read_post.c and RawRead (rdma-native's verbs, no
 # connector) do the same READ one at a time, busy polling in the posting thread: how long the post takes, the round
 # trip, and how often the READ was complete when the post returned. Beside each figure: how often rxe's requester
-# retried in that run (hw_counters/completer_retry_err: a retransmission timer that fired, or a sequence NAK), so that
-# a run slowed by a lost packet shows as one.
+# retried in that run (hw_counters/completer_retry_err: a retransmission timer that fired, or a sequence NAK) and how
+# many receiver-not-ready NAKs it had (rcvd_rnr_err: a send found no receive posted), so that a run slowed by a lost
+# packet or a receive queue run dry shows as one.
 # Usage: bench/vm-perftest.sh [SIZE [ITERS [WINDOW]]]   (defaults 4096 3000 64)
 # Environment: WARMUP_ITERS (untimed Java operations first, default 60000: under qemu's TCG the JIT compilers take
 # much of the two emulated CPUs for tens of seconds, see BENCHMARKS.md), JVM_FLAGS, REPEATS (default 3),
@@ -65,17 +66,23 @@ cd "$share"
 # each process bounded: an RC client whose server died waits for ever
 jvm() { local jar=\$1; shift; \${pin:-} timeout 300 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "\$jar" "\$@"; }
 port=19000
-# rxe's requester retries so far (both sides: one device); each run writes how many it had to NAME-retries.txt
-retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err 2>/dev/null || echo 0; }
+# rxe's requester retries and RNR NAKs so far, "R N" (both sides: one device); each run writes how many it had to
+# NAME-retries.txt
+rxe_counts() {
+    local c=/sys/class/infiniband/rxe0/ports/1/hw_counters
+    echo "\$(cat \$c/completer_retry_err 2>/dev/null || echo 0) \$(cat \$c/rcvd_rnr_err 2>/dev/null || echo 0)"
+}
+# since "R N" (an rxe_counts): "R N" more
+rxe_since() { local a b r n; read -r a b <<< "\$1"; read -r r n <<< "\$(rxe_counts)"; echo "\$((r - a)) \$((n - b))"; }
 # perftest: server, then the client once the server's TCP exchange listens
 c_run() {
-    local name=\$1 tool=\$2 before=\$(retries); shift 2
+    local name=\$1 tool=\$2 before=\$(rxe_counts); shift 2
     port=\$((port + 1))
     $on_server timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" > c-\$name-server.txt 2>&1 &
     for i in \$(seq 300); do ss -ltn | grep -q ":\$port " && break; sleep 0.1; done
     $on_client timeout 120 \$tool -d rxe0 -x 1 -F -p \$port "\$@" 10.0.0.1 > c-\$name-client.txt 2>&1
     wait
-    echo \$((\$(retries) - before)) > c-\$name-retries.txt
+    rxe_since "\$before" > c-\$name-retries.txt
 }
 # read_post.c, then RawRead: the server, then the client once the server said it listens; the JVM tried twice
 post_run() {
@@ -103,7 +110,7 @@ post_run() {
 java_run() {
     local name=\$1 test=\$2 budget=\$3 jar=\$4 try before
     for try in 1 2; do
-        before=\$(retries)
+        before=\$(rxe_counts)
         port=\$((port + 1))
         pin="$on_server" jvm \$jar -Dperftest.busyPollMicros=\$budget org.rdmaconnector.bench.ConnectorPerftest server \$port $size \
             > java-\$name-server.txt 2>&1 &
@@ -112,7 +119,7 @@ java_run() {
             $size $iters $warmup $window \
             > java-\$name-client.txt 2>&1
         wait
-        echo \$((\$(retries) - before)) > java-\$name-retries.txt
+        rxe_since "\$before" > java-\$name-retries.txt
         grep -q '^result' java-\$name-client.txt && return
         echo "   \$name: no result (try \$try): \$(grep -m1 -E 'SIG|Exception' java-\$name-client.txt java-\$name-server.txt)"
     done
@@ -181,11 +188,13 @@ fi
 for test in $tests; do
     for v in $variants; do
         IFS=: read -r label bp _ <<< "$v"
-        cs="" js="" events="" jits="" retried=""
+        cs="" js="" events="" jits="" retried="" rnr=""
         for r in $(seq "$repeats"); do
             c=$(c_field "$share/c-$test-$r-client.txt" 5)
-            retried="$retried $(cat "$share/c-$test-$r-retries.txt" 2>/dev/null || echo -)/$(cat \
-                "$share/java-$test-$r-$label-retries.txt" 2>/dev/null || echo -)"
+            # "R N" of C and of Java: retries as R/R, RNR NAKs as N/N
+            { read -r cr cn < "$share/c-$test-$r-retries.txt"; } 2>/dev/null || cr=- cn=-
+            { read -r jr jn < "$share/java-$test-$r-$label-retries.txt"; } 2>/dev/null || jr=- jn=-
+            retried="$retried ${cr:--}/${jr:--}" rnr="$rnr ${cn:--}/${jn:--}"
             events="$events $(java_field "$share/java-$test-$r-$label-client.txt" 'cqEvents/op')"
             jits="$jits $(java_field "$share/java-$test-$r-$label-client.txt" jit)"
             if [[ $test == *_lat ]]; then
@@ -207,7 +216,7 @@ for test in $tests; do
         # its JIT compilers worked in the timed part (under qemu's TCG they take the CPUs the benchmark needs)
         [[ -n ${events// /} ]] && printf '  %-10s %-12s %-26s %-26s\n' "" "" "" "CQ events/op:$events"
         [[ -n ${jits// /} ]] && printf '  %-10s %-12s %-26s %-26s\n' "" "" "" "JIT ms in the timed part:$jits"
-        printf '  %-10s %-12s %-26s\n' "" "" "rxe retries, C/Java:$retried"
+        printf '  %-10s %-12s %-26s\n' "" "" "rxe retries, C/Java:$retried; RNR NAKs:$rnr"
     done
 done
 exit $failed
