@@ -116,10 +116,10 @@ echo "== Java ping-pong, busy poll 50 us (the engine's default)"
 java_pp bp50 18602 -Drcpingpong.busyPollMicros=50
 echo "== Java ping-pong, busy poll $vm_busy_poll us (scaled to the VM's round trip)"
 java_pp bpvm 18603 -Drcpingpong.busyPollMicros=$vm_busy_poll
-# rxe's requester retries so far (both sides: one device)
-retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err 2>/dev/null || echo 0; }
+# rxe's retries and RNR NAKs (rxe_counts, rxe_since)
+source "$root/bench/rxe-counts.sh"
 # the layered echo (LayeredEcho): the same workload through raw verbs (a) and through the connector (b); each run
-# writes its retries to layered-NAME-retries.txt
+# writes its retries and RNR NAKs ("R N") to layered-NAME-retries.txt
 layered() {
     local layer=\$1 msg=\$2 window=\$3 port=\$4 try name=\$1-\$2-\$3 budget="" before
     if [[ \$layer == *-vm ]]; then # raw-vm, connector-vm: both sides busy-poll for the VM-scaled budget
@@ -127,7 +127,7 @@ layered() {
         layer=\${layer%-vm}
     fi
     for try in 1 2; do
-        before=\$(retries)
+        before=\$(rxe_counts)
         if [[ \$layer == felix ]]; then
             pin="$on_server" felix_jvm org.rdmaconnector.it.felix.FelixEchoServer \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-server.txt 2>&1 &
             for i in \$(seq 600); do grep -q '^listening' layered-\$name-server.txt && break; sleep 0.1; done
@@ -137,7 +137,7 @@ layered() {
         fi
         pin="$on_client" jvm \$budget org.rdmaconnector.bench.LayeredEcho client \$layer 10.0.0.1 \$port \$msg \$window $layered_count $layered_warmup > layered-\$name-client.txt 2>&1
         wait
-        echo \$((\$(retries) - before)) > layered-\$name-retries.txt
+        rxe_since "\$before" > layered-\$name-retries.txt
         grep -q '^result' layered-\$name-client.txt && return
         echo "   layered \$name: no result (try \$try); server: \$(grep -m1 -E 'SIG|Exception' layered-\$name-server.txt)"
         port=\$((port + 10))
@@ -218,7 +218,7 @@ for msg in 64 4096; do
             fi
             # result layer=L size=S window=W messages=N msgs/s=R p50=A p99=B cpu=C (L: the client's, connector for d)
             # rxe's retries in the run (WildFly's four runs share one boot: not counted, -1)
-            retried=$(cat "$share/layered-$layer-$msg-$window-retries.txt" 2>/dev/null || echo -1)
+            { read -r retried _ < "$share/layered-$layer-$msg-$window-retries.txt"; } 2>/dev/null || retried=-1
             layered="$layered $layer $(echo "$line" | sed 's/[a-z0-9/]*=//g' | awk '{print $3, $4, $6, $7, $8, $9}') $alloc $retried"
         done
     done

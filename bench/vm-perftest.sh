@@ -66,14 +66,8 @@ cd "$share"
 # each process bounded: an RC client whose server died waits for ever
 jvm() { local jar=\$1; shift; \${pin:-} timeout 300 "$java" $jvm_flags -Dperftest.signalEvery=$signal_every -cp "\$jar" "\$@"; }
 port=19000
-# rxe's requester retries and RNR NAKs so far, "R N" (both sides: one device); each run writes how many it had to
-# NAME-retries.txt
-rxe_counts() {
-    local c=/sys/class/infiniband/rxe0/ports/1/hw_counters
-    echo "\$(cat \$c/completer_retry_err 2>/dev/null || echo 0) \$(cat \$c/rcvd_rnr_err 2>/dev/null || echo 0)"
-}
-# since "R N" (an rxe_counts): "R N" more
-rxe_since() { local a b r n; read -r a b <<< "\$1"; read -r r n <<< "\$(rxe_counts)"; echo "\$((r - a)) \$((n - b))"; }
+# rxe's retries and RNR NAKs (rxe_counts, rxe_since); each run writes how many it had to NAME-retries.txt
+source "$root/bench/rxe-counts.sh"
 # perftest: server, then the client once the server's TCP exchange listens
 c_run() {
     local name=\$1 tool=\$2 before=\$(rxe_counts); shift 2
