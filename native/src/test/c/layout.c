@@ -131,6 +131,13 @@ int main(void)
 	OFF(ibv_qp_init_attr, qp_type);
 	OFF(ibv_qp_init_attr, sq_sig_all);
 
+	SIZE(ibv_qp_attr);
+	OFF(ibv_qp_attr, qp_state);
+	OFF(ibv_qp_attr, min_rnr_timer);
+	OFF(ibv_qp_attr, timeout);
+	OFF(ibv_qp_attr, retry_cnt);
+	OFF(ibv_qp_attr, rnr_retry);
+
 	SIZE(ibv_async_event);
 	OFF(ibv_async_event, element);
 	OFF(ibv_async_event, event_type);
@@ -192,6 +199,18 @@ int main(void)
 	CONST(RDMA_PS_UDP);
 	CONST(RDMA_OPTION_ID);
 	CONST(RDMA_OPTION_ID_ACK_TIMEOUT);
+	CONST(IBV_QP_STATE);
+	CONST(IBV_QP_TIMEOUT);
+	CONST(IBV_QP_RETRY_CNT);
+	CONST(IBV_QP_RNR_RETRY);
+	CONST(IBV_QP_MIN_RNR_TIMER);
+	CONST(IBV_QPS_RESET);
+	CONST(IBV_QPS_INIT);
+	CONST(IBV_QPS_RTR);
+	CONST(IBV_QPS_RTS);
+	CONST(IBV_QPS_SQD);
+	CONST(IBV_QPS_SQE);
+	CONST(IBV_QPS_ERR);
 	CONST(IBV_QPT_RC);
 	CONST(IBV_QPT_UD);
 	CONST(IBV_ACCESS_LOCAL_WRITE);

@@ -37,6 +37,7 @@ import org.rdmaconnector.verbs.PortSpace;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.QueuePair;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
+import org.rdmaconnector.verbs.RnrTimer;
 import org.rdmaconnector.verbs.WorkCompletions;
 import org.rdmaconnector.verbs.engine.EventEngine;
 
@@ -675,6 +676,14 @@ public final class LayeredEcho {
             poll = new HybridPoll(channel, cq, BUSY_POLL_NANOS);
         }
 
+        /**
+         * Once established: the connector's default RNR timer instead of the CM's 655.36 ms, so that a receive
+         * posted late costs both layers the same.
+         */
+        void takeConnectorsRnrTimer() {
+            qp.setMinRnrTimer(RnrTimer.atLeastMicros(ListenerSettings.DEFAULT_MIN_RNR_TIMER_MICROS));
+        }
+
         /** The next batch of completions (at least one), polled with the engine's hybrid strategy. */
         int next() {
             int ne = poll.next(wcs);
@@ -709,6 +718,7 @@ public final class LayeredEcho {
             try (RawSide side = new RawSide(id, size, window)) {
                 id.connect(ConnectionParameters.defaults());
                 RcPingPong.expect(events, CmEventType.ESTABLISHED);
+                side.takeConnectorsRnrTimer();
                 RawLoop loop = new RawLoop(side, window, count, timings);
                 timings.warmUp(loop);
                 timings.startTimed();
@@ -795,6 +805,7 @@ public final class LayeredEcho {
                     side.qp.postReceive(side.buffer, slot * size, size, slot);
                 }
                 id.accept(ConnectionParameters.defaults());
+                side.takeConnectorsRnrTimer();
                 RcPingPong.expect(events, CmEventType.ESTABLISHED);
                 for (int echoed = 0; echoed < count; ) {
                     int ne = side.next();

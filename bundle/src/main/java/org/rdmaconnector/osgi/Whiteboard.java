@@ -47,6 +47,12 @@ public final class Whiteboard {
      */
     public static final String ACK_TIMEOUT = "rdma.ackTimeout";
     /**
+     * What the accepted connections' receiver-not-ready NAKs make a peer that outran their receives wait before it
+     * sends again, in microseconds, rounded up to an InfiniBand RNR timer (default
+     * {@value ListenerSettings#DEFAULT_MIN_RNR_TIMER_MICROS}; 0 leaves the RDMA CM's 655.36 ms; 10 to 655360).
+     */
+    public static final String MIN_RNR_TIMER_MICROS = "rdma.minRnrTimerMicros";
+    /**
      * false starts the service paused: connections are accepted and held back by RC flow control until
      * {@code resumeDelivery} on its activation MBean (default {@value ListenerSettings#DEFAULT_DELIVERY_ACTIVE}).
      */

@@ -3,6 +3,7 @@ package org.rdmaconnector.verbs;
 import com.sun.jna.Memory;
 import java.nio.ByteOrder;
 import org.rdmaconnector.connector.RdmaException;
+import org.rdmaconnector.verbs.jna.IbVerbs;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
 import org.rdmaconnector.verbs.jna.RdmaCma;
@@ -179,6 +180,52 @@ public final class QueuePair extends NativeResource {
             }
         } finally {
             region.release();
+            release();
+        }
+    }
+
+    /**
+     * Sets what this queue pair's receiver-not-ready NAKs tell the peer to wait before it sends again
+     * (ibv_modify_qp(3) {@code IBV_QP_MIN_RNR_TIMER}, a change the specification allows in RTS). The RDMA CM moves
+     * every connection to RTR with {@link RnrTimer#CM_DEFAULT}, 655.36 ms, so set it once the connection is
+     * established (after {@link CmId#accept} returns, or on ESTABLISHED after {@link CmId#connect}).
+     *
+     * @throws RdmaException when the device refuses, for example because the queue pair is no longer in RTS
+     */
+    public void setMinRnrTimer(RnrTimer timer) {
+        if (timer == null) {
+            throw new IllegalArgumentException("timer must not be null");
+        }
+        acquire();
+        try (Memory attr = Mem.allocate(Layout.SIZEOF_IBV_QP_ATTR)) {
+            attr.setByte(Layout.IBV_QP_ATTR_MIN_RNR_TIMER, (byte) timer.code());
+            int rc = IbVerbs.ibv_modify_qp(qp, Mem.address(attr), Layout.IBV_QP_MIN_RNR_TIMER);
+            if (rc != 0) {
+                throw RdmaErrors.fromReturnCode("ibv_modify_qp(IBV_QP_MIN_RNR_TIMER)", rc,
+                    "qp " + qpNumber + ", min_rnr_timer " + timer);
+            }
+        } finally {
+            release();
+        }
+    }
+
+    /** The queue pair's state, timers and retry counts, as the device reports them now (ibv_query_qp(3)). */
+    public QueuePairAttributes query() {
+        int mask = Layout.IBV_QP_STATE | Layout.IBV_QP_MIN_RNR_TIMER | Layout.IBV_QP_TIMEOUT | Layout.IBV_QP_RETRY_CNT
+            | Layout.IBV_QP_RNR_RETRY;
+        acquire();
+        try (Memory attr = Mem.allocate(Layout.SIZEOF_IBV_QP_ATTR);
+             Memory initAttr = Mem.allocate(Layout.SIZEOF_IBV_QP_INIT_ATTR)) {
+            int rc = IbVerbs.ibv_query_qp(qp, Mem.address(attr), mask, Mem.address(initAttr));
+            if (rc != 0) {
+                throw RdmaErrors.fromReturnCode("ibv_query_qp", rc, "qp " + qpNumber);
+            }
+            return new QueuePairAttributes(QueuePairState.of(attr.getInt(Layout.IBV_QP_ATTR_QP_STATE)),
+                new RnrTimer(attr.getByte(Layout.IBV_QP_ATTR_MIN_RNR_TIMER) & 31),
+                Byte.toUnsignedInt(attr.getByte(Layout.IBV_QP_ATTR_TIMEOUT)),
+                Byte.toUnsignedInt(attr.getByte(Layout.IBV_QP_ATTR_RETRY_CNT)),
+                Byte.toUnsignedInt(attr.getByte(Layout.IBV_QP_ATTR_RNR_RETRY)));
+        } finally {
             release();
         }
     }

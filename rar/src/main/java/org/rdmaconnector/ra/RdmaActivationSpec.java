@@ -28,6 +28,7 @@ public class RdmaActivationSpec implements ActivationSpec {
     private Integer idleTimeoutSeconds;
     private Integer deliveryAttempts;
     private Integer ackTimeout;
+    private Integer minRnrTimerMicros;
     private Integer setupIntervalMillis;
     private Integer setupMaxIntervalMillis;
     private Integer setupAttempts;
@@ -46,6 +47,7 @@ public class RdmaActivationSpec implements ActivationSpec {
             .receiveBufferSize(receiveBufferSize).maxConcurrentDeliveries(maxConcurrentDeliveries)
             .maxConnections(maxConnections).maxConnectionsPerPeer(maxConnectionsPerPeer)
             .idleTimeoutSeconds(idleTimeoutSeconds).deliveryAttempts(deliveryAttempts).ackTimeout(ackTimeout)
+            .minRnrTimerMicros(minRnrTimerMicros)
             .setupDefaults(resourceAdapter instanceof RdmaResourceAdapter ra ? ra.setupDefaults() : null)
             .setupIntervalMillis(setupIntervalMillis).setupMaxIntervalMillis(setupMaxIntervalMillis)
             .setupAttempts(setupAttempts).deliveryActive(deliveryActive)
@@ -208,6 +210,19 @@ public class RdmaActivationSpec implements ActivationSpec {
 
     public void setAckTimeout(Integer ackTimeout) {
         this.ackTimeout = ackTimeout;
+    }
+
+    /**
+     * What the accepted connections' receiver-not-ready NAKs make a peer that outran their receives wait before it
+     * sends again, in microseconds, rounded up to an InfiniBand RNR timer (default
+     * {@value ListenerSettings#DEFAULT_MIN_RNR_TIMER_MICROS}; 0 leaves the RDMA CM's 655.36 ms; 10 to 655360).
+     */
+    public Integer getMinRnrTimerMicros() {
+        return minRnrTimerMicros;
+    }
+
+    public void setMinRnrTimerMicros(Integer minRnrTimerMicros) {
+        this.minRnrTimerMicros = minRnrTimerMicros;
     }
 
     /**

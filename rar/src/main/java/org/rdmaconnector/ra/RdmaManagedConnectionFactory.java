@@ -37,6 +37,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
     private Integer maxInlineData;
     private Long maxRegisteredBytes;
     private Integer ackTimeout;
+    private Integer minRnrTimerMicros;
     private transient RdmaResourceAdapter resourceAdapter;
     private transient PrintWriter logWriter;
 
@@ -46,7 +47,7 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
         return new ChannelSettings(deviceName, or(portNumber, d.portNumber()), or(cqDepth, d.cqDepth()),
             or(completionVector, d.completionVector()), or(maxSendWr, d.maxSendWr()), or(maxRecvWr, d.maxRecvWr()),
             or(maxInlineData, d.maxInlineData()), maxRegisteredBytes == null ? d.maxRegisteredBytes()
-            : maxRegisteredBytes, or(ackTimeout, d.ackTimeout()));
+            : maxRegisteredBytes, or(ackTimeout, d.ackTimeout()), or(minRnrTimerMicros, d.minRnrTimerMicros()));
     }
 
     private static int or(Integer value, int otherwise) {
@@ -235,6 +236,16 @@ public class RdmaManagedConnectionFactory implements ManagedConnectionFactory, R
 
     public void setAckTimeout(Integer ackTimeout) {
         this.ackTimeout = ackTimeout;
+    }
+
+    /** What the endpoints' RNR NAKs make the peer wait, in microseconds, rounded up to an RNR timer (default
+     * {@value ChannelSettings#DEFAULT_MIN_RNR_TIMER_MICROS}; 0 leaves the RDMA CM's 655.36 ms). */
+    public Integer getMinRnrTimerMicros() {
+        return minRnrTimerMicros;
+    }
+
+    public void setMinRnrTimerMicros(Integer minRnrTimerMicros) {
+        this.minRnrTimerMicros = minRnrTimerMicros;
     }
 
     @Override

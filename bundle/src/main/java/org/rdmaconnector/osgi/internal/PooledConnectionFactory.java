@@ -74,6 +74,11 @@ public class PooledConnectionFactory implements RdmaConnectionFactory, Connectio
             + "unacknowledged packet is sent again (0 to 31); 0 leaves the RDMA CM's choice")
         int ackTimeout() default ChannelSettings.DEFAULT_ACK_TIMEOUT;
 
+        @AttributeDefinition(description = "What the endpoints' receiver-not-ready NAKs make the peer wait before it "
+            + "sends again, in microseconds, rounded up to an RNR timer (10 to 655360); 0 leaves the RDMA CM's "
+            + "655.36 ms")
+        int minRnrTimerMicros() default ChannelSettings.DEFAULT_MIN_RNR_TIMER_MICROS;
+
         @AttributeDefinition(description = "Sets kept open when idle")
         int minPoolSize() default 0;
 
@@ -124,7 +129,7 @@ public class PooledConnectionFactory implements RdmaConnectionFactory, Connectio
     private void configure(Config config) {
         ChannelSettings channels = new ChannelSettings(config.deviceName(), config.portNumber(), config.cqDepth(),
             config.completionVector(), config.maxSendWr(), config.maxRecvWr(), config.maxInlineData(),
-            config.maxRegisteredBytes(), config.ackTimeout());
+            config.maxRegisteredBytes(), config.ackTimeout(), config.minRnrTimerMicros());
         Pool.Settings pooling = new Pool.Settings(config.minPoolSize(), config.maxPoolSize(),
             Duration.ofSeconds(config.idleTimeoutSeconds()), Duration.ofMillis(config.borrowTimeoutMillis()));
         pool = new PooledConnections(channels, pooling, runtime.devices(), runtime.engine(), runtime.scheduler());

@@ -140,6 +140,7 @@ public class WhiteboardDelivery {
                 .idleTimeoutSeconds(number(properties, Whiteboard.IDLE_TIMEOUT_SECONDS))
                 .deliveryAttempts(number(properties, Whiteboard.DELIVERY_ATTEMPTS))
                 .ackTimeout(number(properties, Whiteboard.ACK_TIMEOUT))
+                .minRnrTimerMicros(number(properties, Whiteboard.MIN_RNR_TIMER_MICROS))
                 .setupDefaults(runtime.setupDefaults())
                 .setupIntervalMillis(number(properties, Whiteboard.SETUP_INTERVAL_MILLIS))
                 .setupMaxIntervalMillis(number(properties, Whiteboard.SETUP_MAX_INTERVAL_MILLIS))
@@ -200,8 +201,9 @@ public class WhiteboardDelivery {
             Whiteboard.BACKLOG, Whiteboard.ACCEPT_POLICY, Whiteboard.ALLOWED_PEERS, Whiteboard.RECEIVE_BUFFER_COUNT,
             Whiteboard.RECEIVE_BUFFER_SIZE, Whiteboard.MAX_CONCURRENT_DELIVERIES, Whiteboard.MAX_CONNECTIONS,
             Whiteboard.MAX_CONNECTIONS_PER_PEER, Whiteboard.IDLE_TIMEOUT_SECONDS, Whiteboard.DELIVERY_ATTEMPTS,
-            Whiteboard.ACK_TIMEOUT, Whiteboard.DELIVERY_ACTIVE, Whiteboard.DELIVER_SEND_COMPLETIONS,
-            Whiteboard.SETUP_INTERVAL_MILLIS, Whiteboard.SETUP_MAX_INTERVAL_MILLIS, Whiteboard.SETUP_ATTEMPTS);
+            Whiteboard.ACK_TIMEOUT, Whiteboard.MIN_RNR_TIMER_MICROS, Whiteboard.DELIVERY_ACTIVE,
+            Whiteboard.DELIVER_SEND_COMPLETIONS, Whiteboard.SETUP_INTERVAL_MILLIS, Whiteboard.SETUP_MAX_INTERVAL_MILLIS,
+            Whiteboard.SETUP_ATTEMPTS);
 
         /** The whiteboard properties as text: what an activation is made from. */
         static Map<String, String> keyOf(Map<String, Object> properties) {

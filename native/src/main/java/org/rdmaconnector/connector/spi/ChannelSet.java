@@ -386,6 +386,7 @@ public final class ChannelSet implements ConnectionHandle.Target, AutoCloseable 
             }
             endpoint.id.connect(ConnectionParameters.defaults());
             endpoint.expect(CmEventType.ESTABLISHED, "rdma_connect", deadline);
+            endpoint.connection.setMinRnrTimer(settings.minRnrTimerMicros()); // the CM's RTR transition: 655.36 ms
             lifecycle.ensureUsable("rdma_connect"); // a removal seen while connecting: the endpoint is closed below
             return endpoint;
         } catch (RuntimeException | Error e) {

@@ -18,9 +18,13 @@ import java.util.List;
  * @param ackTimeout the queue pairs' local ACK timeout, 4.096 us x 2^ackTimeout, after which a packet the peer did
  *     not acknowledge is sent again (rdma_set_option(3) RDMA_OPTION_ID_ACK_TIMEOUT); 0 leaves the RDMA CM's choice
  *     (on RoCE about half a second, so every lost packet costs that long)
+ * @param minRnrTimerMicros what the endpoints' receiver-not-ready NAKs make the peer wait before it sends again,
+ *     in microseconds, rounded up to an InfiniBand RNR timer ({@link org.rdmaconnector.verbs.RnrTimer}); 0 leaves
+ *     the RDMA CM's 655.36 ms
  */
 public record ChannelSettings(String deviceName, int portNumber, int cqDepth, int completionVector, int maxSendWr,
-                              int maxRecvWr, int maxInlineData, long maxRegisteredBytes, int ackTimeout) {
+                              int maxRecvWr, int maxInlineData, long maxRegisteredBytes, int ackTimeout,
+                              int minRnrTimerMicros) {
     /** Default PortNumber. */
     public static final int DEFAULT_PORT_NUMBER = 1;
     /** Default CqDepth: the default MaxSendWr plus MaxRecvWr of two endpoints. */
@@ -37,28 +41,36 @@ public record ChannelSettings(String deviceName, int portNumber, int cqDepth, in
     public static final long DEFAULT_MAX_REGISTERED_BYTES = 64L << 20;
     /** Default AckTimeout: 0, the RDMA CM's own. */
     public static final int DEFAULT_ACK_TIMEOUT = 0;
+    /** Default MinRnrTimerMicros: 640, rdma-core's ibv_rc_pingpong's timer (code 12). */
+    public static final int DEFAULT_MIN_RNR_TIMER_MICROS = 640;
 
     /** The defaults: the first active device and the {@code DEFAULT_*} values. */
     public static final ChannelSettings DEFAULTS = new ChannelSettings(null, DEFAULT_PORT_NUMBER, DEFAULT_CQ_DEPTH,
         DEFAULT_COMPLETION_VECTOR, DEFAULT_MAX_SEND_WR, DEFAULT_MAX_RECV_WR, DEFAULT_MAX_INLINE_DATA,
-        DEFAULT_MAX_REGISTERED_BYTES, DEFAULT_ACK_TIMEOUT);
+        DEFAULT_MAX_REGISTERED_BYTES, DEFAULT_ACK_TIMEOUT, DEFAULT_MIN_RNR_TIMER_MICROS);
 
     /** Normalizes an empty device name to null (the first active device). */
     public ChannelSettings {
         deviceName = deviceName == null || deviceName.isBlank() ? null : deviceName.trim();
     }
 
-    /** Settings with AckTimeout at its default. */
+    /** Settings with AckTimeout and MinRnrTimerMicros at their defaults. */
     public ChannelSettings(String deviceName, int portNumber, int cqDepth, int completionVector, int maxSendWr,
                            int maxRecvWr, int maxInlineData, long maxRegisteredBytes) {
         this(deviceName, portNumber, cqDepth, completionVector, maxSendWr, maxRecvWr, maxInlineData,
-            maxRegisteredBytes, DEFAULT_ACK_TIMEOUT);
+            maxRegisteredBytes, DEFAULT_ACK_TIMEOUT, DEFAULT_MIN_RNR_TIMER_MICROS);
     }
 
     /** These settings with {@code value} as AckTimeout. */
     public ChannelSettings withAckTimeout(int value) {
         return new ChannelSettings(deviceName, portNumber, cqDepth, completionVector, maxSendWr, maxRecvWr,
-            maxInlineData, maxRegisteredBytes, value);
+            maxInlineData, maxRegisteredBytes, value, minRnrTimerMicros);
+    }
+
+    /** These settings with {@code value} as MinRnrTimerMicros. */
+    public ChannelSettings withMinRnrTimerMicros(int value) {
+        return new ChannelSettings(deviceName, portNumber, cqDepth, completionVector, maxSendWr, maxRecvWr,
+            maxInlineData, maxRegisteredBytes, ackTimeout, value);
     }
 
     /** Every problem of these settings, each naming its property; empty when valid. */
@@ -71,6 +83,7 @@ public record ChannelSettings(String deviceName, int portNumber, int cqDepth, in
         SettingProblem.checkRange(problems, "MaxRecvWr", maxRecvWr, 1, 65_536);
         SettingProblem.checkRange(problems, "MaxInlineData", maxInlineData, 0, 65_536);
         SettingProblem.checkRange(problems, "AckTimeout", ackTimeout, 0, 31);
+        SettingProblem.checkRnrTimer(problems, "MinRnrTimerMicros", minRnrTimerMicros);
         if (maxRegisteredBytes < 1) {
             problems.add(new SettingProblem("MaxRegisteredBytes", "MaxRegisteredBytes must be positive, was "
                 + maxRegisteredBytes));

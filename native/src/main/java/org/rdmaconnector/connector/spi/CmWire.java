@@ -84,6 +84,10 @@ final class CmWire implements ConnectionWire {
             id.setAckTimeout(settings.ackTimeout());
         }
         id.accept(ConnectionParameters.defaults());
+        RcConnection c = rc;
+        if (c != null) { // null once destroyed meanwhile
+            c.setMinRnrTimer(settings.minRnrTimerMicros()); // the CM's move to RTR set 655.36 ms
+        }
     }
 
     @Override

@@ -30,6 +30,10 @@ import org.rdmaconnector.connector.AcceptPolicy;
  * @param ackTimeout the accepted queue pairs' local ACK timeout, 4.096 us x 2^ackTimeout, after which a packet
  *     the peer did not acknowledge is sent again (rdma_set_option(3) RDMA_OPTION_ID_ACK_TIMEOUT); 0 leaves the
  *     RDMA CM's choice (on RoCE about half a second), which makes every lost packet cost that long
+ * @param minRnrTimerMicros what the accepted connections' receiver-not-ready NAKs make a peer that outran their
+ *     receives wait before it sends again, in microseconds, rounded up to an InfiniBand RNR timer
+ *     ({@link org.rdmaconnector.verbs.RnrTimer}); 0 leaves the RDMA CM's 655.36 ms. A paused or busy listener's peer
+ *     tries again this often, and goes on this long after a receive is posted again
  * @param setupRetry how the listener retries listening while it cannot, and for how long
  * @param deliveryActive whether the activation delivers from the start; false starts it paused
  *     ({@link Activation#resumeDelivery()} starts delivery), its connections accepted and held back by RC flow control
@@ -41,7 +45,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
                                List<Cidr> allowedPeers, int receiveBufferCount, int receiveBufferSize,
                                int maxConcurrentDeliveries, int maxConnections, int maxConnectionsPerPeer,
                                int idleTimeoutSeconds, int deliveryAttempts, int ackTimeout,
-                               SetupRetry setupRetry, boolean deliveryActive, boolean deliverSendCompletions) {
+                               int minRnrTimerMicros, SetupRetry setupRetry, boolean deliveryActive,
+                               boolean deliverSendCompletions) {
     /** Default Backlog. */
     public static final int DEFAULT_BACKLOG = 16;
     /** Default AcceptPolicy. */
@@ -62,6 +67,8 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
     public static final int DEFAULT_DELIVERY_ATTEMPTS = 3;
     /** Default AckTimeout: 0, the RDMA CM's own. */
     public static final int DEFAULT_ACK_TIMEOUT = 0;
+    /** Default MinRnrTimerMicros: 640, rdma-core's ibv_rc_pingpong's timer (code 12). */
+    public static final int DEFAULT_MIN_RNR_TIMER_MICROS = 640;
     /** Default SetupIntervalMillis: the first pause between tries to listen. */
     public static final int DEFAULT_SETUP_INTERVAL_MILLIS = 1000;
     /** Default SetupMaxIntervalMillis: the longest pause between tries to listen. */
@@ -79,14 +86,15 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         setupRetry = setupRetry == null ? SetupRetry.DEFAULTS : setupRetry;
     }
 
-    /** Settings with the default setup retry, delivering from the start, send completions included. */
+    /** Settings with the default RNR timer and setup retry, delivering from the start, send completions included. */
     public ListenerSettings(String address, int port, int backlog, AcceptPolicy acceptPolicy, List<Cidr> allowedPeers,
                             int receiveBufferCount, int receiveBufferSize, int maxConcurrentDeliveries,
                             int maxConnections, int maxConnectionsPerPeer, int idleTimeoutSeconds,
                             int deliveryAttempts, int ackTimeout) {
         this(address, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount, receiveBufferSize,
             maxConcurrentDeliveries, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, deliveryAttempts,
-            ackTimeout, SetupRetry.DEFAULTS, DEFAULT_DELIVERY_ACTIVE, DEFAULT_DELIVER_SEND_COMPLETIONS);
+            ackTimeout, DEFAULT_MIN_RNR_TIMER_MICROS, SetupRetry.DEFAULTS, DEFAULT_DELIVERY_ACTIVE,
+            DEFAULT_DELIVER_SEND_COMPLETIONS);
     }
 
     /** Settings with IdleTimeoutSeconds, DeliveryAttempts and AckTimeout at their defaults. */
@@ -145,6 +153,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         SettingProblem.checkRange(problems, "IdleTimeoutSeconds", idleTimeoutSeconds, 0, 31_536_000);
         SettingProblem.checkRange(problems, "DeliveryAttempts", deliveryAttempts, 1, 1000);
         SettingProblem.checkRange(problems, "AckTimeout", ackTimeout, 0, 31);
+        SettingProblem.checkRnrTimer(problems, "MinRnrTimerMicros", minRnrTimerMicros);
         problems.addAll(setupRetry.problems());
         if (2L * receiveBufferCount * receiveBufferSize > (1L << 30)) {
             problems.add(new SettingProblem("ReceiveBufferCount", "ReceiveBufferCount x ReceiveBufferSize ("
@@ -211,7 +220,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         String canonical = Cidr.literal(address) == null ? address.trim() : Cidr.canonical(address);
         return new ListenerSettings(canonical, port, backlog, acceptPolicy, allowedPeers, receiveBufferCount,
             receiveBufferSize, 1, maxConnections, maxConnectionsPerPeer, idleTimeoutSeconds, 1, ackTimeout,
-            setupRetry, true, deliverSendCompletions);
+            minRnrTimerMicros, setupRetry, true, deliverSendCompletions);
     }
 
     /**
@@ -233,6 +242,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
         private Integer idleTimeoutSeconds;
         private Integer deliveryAttempts;
         private Integer ackTimeout;
+        private Integer minRnrTimerMicros;
         private Integer setupIntervalMillis;
         private Integer setupMaxIntervalMillis;
         private Integer setupAttempts;
@@ -321,6 +331,12 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
             return this;
         }
 
+        /** MinRnrTimerMicros: rounded up to an InfiniBand RNR timer; 0 leaves the RDMA CM's 655.36 ms. */
+        public Builder minRnrTimerMicros(Integer value) {
+            minRnrTimerMicros = value;
+            return this;
+        }
+
         /** SetupIntervalMillis: the first pause between tries to listen. */
         public Builder setupIntervalMillis(Integer value) {
             setupIntervalMillis = value;
@@ -406,7 +422,7 @@ public record ListenerSettings(String address, int port, int backlog, AcceptPoli
                 or(maxConnections, DEFAULT_MAX_CONNECTIONS),
                 or(maxConnectionsPerPeer, DEFAULT_MAX_CONNECTIONS_PER_PEER),
                 or(idleTimeoutSeconds, DEFAULT_IDLE_TIMEOUT_SECONDS), or(deliveryAttempts, DEFAULT_DELIVERY_ATTEMPTS),
-                or(ackTimeout, DEFAULT_ACK_TIMEOUT),
+                or(ackTimeout, DEFAULT_ACK_TIMEOUT), or(minRnrTimerMicros, DEFAULT_MIN_RNR_TIMER_MICROS),
                 SetupRetry.of(setupIntervalMillis, setupMaxIntervalMillis, setupAttempts, setupDefaults),
                 deliveryActive == null ? DEFAULT_DELIVERY_ACTIVE : deliveryActive,
                 deliverSendCompletions == null ? DEFAULT_DELIVER_SEND_COMPLETIONS : deliverSendCompletions);

@@ -18,7 +18,9 @@ import org.rdmaconnector.verbs.MemoryRegion;
 import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.QueuePair;
+import org.rdmaconnector.verbs.QueuePairAttributes;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
+import org.rdmaconnector.verbs.RnrTimer;
 import org.rdmaconnector.verbs.engine.Registration;
 import org.rdmaconnector.verbs.jna.Layout;
 import org.rdmaconnector.verbs.jna.Mem;
@@ -36,6 +38,7 @@ import org.rdmaconnector.verbs.jna.Mem;
  * Thread-safe.
  */
 final class RcConnection {
+    private static final System.Logger LOG = System.getLogger(RcConnection.class.getName());
     private final CmId id;
     private final ProtectionDomain pd;
     // the engine's registration of the CQ: an awaiting thread polls it (pollUntil)
@@ -205,6 +208,30 @@ final class RcConnection {
 
     int qpNumber() {
         return qpNumber;
+    }
+
+    /**
+     * Once the connection is established: what its receiver-not-ready NAKs make the peer wait before it sends
+     * again, the shortest {@link RnrTimer} of at least {@code micros} (MinRnrTimerMicros) instead of the RDMA CM's
+     * 655.36 ms; 0 leaves the CM's. A queue pair that refuses (already in error, or a device without the change)
+     * keeps the CM's timer, and the connection goes on: the refusal is logged.
+     */
+    void setMinRnrTimer(int micros) {
+        if (micros == 0) {
+            return;
+        }
+        RnrTimer timer = RnrTimer.atLeastMicros(micros);
+        try {
+            qp.setMinRnrTimer(timer);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "the connection " + id + " (qp " + qpNumber + ") keeps the RDMA "
+                + "CM's RNR timer of " + RnrTimer.CM_DEFAULT + " instead of " + timer + ": " + e);
+        }
+    }
+
+    /** Its queue pair's state, timers and retry counts (ibv_query_qp), for tests and diagnostics. */
+    QueuePairAttributes queuePairAttributes() {
+        return qp.query();
     }
 
     int slotSize() {

@@ -1,6 +1,7 @@
 package org.rdmaconnector.connector.spi;
 
 import java.util.List;
+import org.rdmaconnector.verbs.RnrTimer;
 
 /**
  * One invalid setting: the property it is about (as the connector's configuration names it, e.g. {@code CqDepth})
@@ -38,6 +39,17 @@ public record SettingProblem(String property, String message) {
         if (value < min || value > max) {
             problems.add(new SettingProblem(property, property + " must be from " + min + " to " + max + ", was "
                 + value));
+        }
+    }
+
+    /**
+     * Adds a problem naming {@code property} when {@code micros} is neither 0 (the RDMA CM's RNR timer) nor an RNR
+     * timer's range, {@link RnrTimer#MIN_MICROS} to {@link RnrTimer#MAX_MICROS}.
+     */
+    static void checkRnrTimer(List<SettingProblem> problems, String property, int micros) {
+        if (micros != 0 && (micros < RnrTimer.MIN_MICROS || micros > RnrTimer.MAX_MICROS)) {
+            problems.add(new SettingProblem(property, property + " must be 0 (the RDMA CM's 655.36 ms) or from "
+                + RnrTimer.MIN_MICROS + " to " + RnrTimer.MAX_MICROS + " microseconds, was " + micros));
         }
     }
 }

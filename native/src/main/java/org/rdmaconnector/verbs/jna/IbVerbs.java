@@ -74,6 +74,13 @@ public final class IbVerbs {
 
     public static native int ibv_dereg_mr(long mr);
 
+    // int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask): 0 or an errno value
+    public static native int ibv_modify_qp(long qp, long attr, int attrMask);
+
+    // int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+    //     struct ibv_qp_init_attr *init_attr): 0 or an errno value
+    public static native int ibv_query_qp(long qp, long attr, int attrMask, long initAttr);
+
     public static native long ibv_create_comp_channel(long context);
 
     public static native int ibv_destroy_comp_channel(long channel);

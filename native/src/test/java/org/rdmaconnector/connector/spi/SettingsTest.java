@@ -44,6 +44,25 @@ class SettingsTest {
     }
 
     @Test
+    void theRnrTimerIsInMicrosecondsWith0ForTheCmsOwn() {
+        assertEquals(640, ChannelSettings.DEFAULTS.minRnrTimerMicros(), "rc_pingpong's 0.64 ms");
+        assertEquals(640, ListenerSettings.builder().address("10.0.0.1").port(1).build().minRnrTimerMicros());
+        assertEquals(List.of(), ChannelSettings.DEFAULTS.withMinRnrTimerMicros(0).problems());
+        assertEquals(List.of(), ChannelSettings.DEFAULTS.withMinRnrTimerMicros(655_360).problems());
+        assertEquals(List.of(new SettingProblem("MinRnrTimerMicros", "MinRnrTimerMicros must be 0 (the RDMA CM's "
+            + "655.36 ms) or from 10 to 655360 microseconds, was 9")),
+            ChannelSettings.DEFAULTS.withMinRnrTimerMicros(9).problems());
+        assertEquals(List.of(new SettingProblem("MinRnrTimerMicros", "MinRnrTimerMicros must be 0 (the RDMA CM's "
+            + "655.36 ms) or from 10 to 655360 microseconds, was 655361")),
+            ListenerSettings.builder().address("10.0.0.1").port(1).minRnrTimerMicros(655_361).problems());
+        assertEquals(100, ListenerSettings.builder().address("10.0.0.1").port(1).minRnrTimerMicros(100).build()
+            .minRnrTimerMicros());
+        assertFalse(ListenerSettings.builder().address("10.0.0.1").port(1).minRnrTimerMicros(100).build()
+            .sharesListenerWith(ListenerSettings.builder().address("10.0.0.1").port(1).build()),
+            "the accepted queue pairs differ: not shared");
+    }
+
+    @Test
     void listenerSettingsFromActivationSpecValues() {
         ListenerSettings s = ListenerSettings.of("10.0.0.1", 7471, null, "endpoint-decides", "10.0.0.0/24, fd00::/8",
             null, null, null);
