@@ -18,7 +18,6 @@ import org.rdmaconnector.verbs.MemoryRegion;
 import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.ProtectionDomain;
 import org.rdmaconnector.verbs.QueuePair;
-import org.rdmaconnector.verbs.QueuePairAttributes;
 import org.rdmaconnector.verbs.QueuePairCapabilities;
 import org.rdmaconnector.verbs.RnrTimer;
 import org.rdmaconnector.verbs.engine.Registration;
@@ -227,11 +226,6 @@ final class RcConnection {
             LOG.log(System.Logger.Level.WARNING, "the connection " + id + " (qp " + qpNumber + ") keeps the RDMA "
                 + "CM's RNR timer of " + RnrTimer.CM_DEFAULT + " instead of " + timer + ": " + e);
         }
-    }
-
-    /** Its queue pair's state, timers and retry counts (ibv_query_qp), for tests and diagnostics. */
-    QueuePairAttributes queuePairAttributes() {
-        return qp.query();
     }
 
     int slotSize() {
