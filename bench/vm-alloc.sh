@@ -40,5 +40,5 @@ it/vm/rdma-vm run --quiet --share "$share" --timeout 900 -- /bin/bash "$share/pa
 grep -h '^result' "$share/client.txt" || { echo "the client printed no result; see $share" >&2; exit 1; }
 grep -h -A40 '^server allocated' "$share/server.txt" | grep -E '^(server allocated|  thread|  of which)' ||
     { echo "the server printed no figure; see $share" >&2; exit 1; }
-"$(dirname "$java")/jfr" view --width 160 allocation-by-class "$share/server.jfr" | head -20
-"$(dirname "$java")/jfr" view --width 160 allocation-by-site "$share/server.jfr" | head -20
+"$(dirname "$java")/jfr" view --width 160 allocation-by-class "$share/server.jfr" | sed -n 1,20p
+"$(dirname "$java")/jfr" view --width 160 allocation-by-site "$share/server.jfr" | sed -n 1,20p

@@ -486,7 +486,7 @@ stop_server() {
                 nap 0.5
             done
             # HotSpot lists the newest threads first: the shutdown hook and what it waits for.
-            sed -n '/^Full thread dump/,$p' "$CONSOLE" | head -n 150
+            sed -n '/^Full thread dump/,$p' "$CONSOLE" | sed -n 1,150p
             echo "---- the threads whose stacks name rdma-connector:"
             sed -n '/^Full thread dump/,$p' "$CONSOLE" | awk 'BEGIN { RS = "" } /rdmaconnector|rdma-/'
             echo "----"

@@ -64,7 +64,7 @@ pair() { # NAME "SERVER CMD" "CLIENT CMD"
 
 # Clients connect to $ADDR: make sure it is this machine's own (the VM's dummy0), so a run
 # outside the VM cannot send anything onto a real network.
-if ! ip -o addr show 2>/dev/null | grep -q "inet $ADDR/"; then
+if [[ $(ip -o addr show 2>/dev/null) != *"inet $ADDR/"* ]]; then
     echo "FAIL $ADDR is not a local address (not inside rdma-vm?)"
     echo "selfcheck: 0 passed, 1 failed"
     exit 1
