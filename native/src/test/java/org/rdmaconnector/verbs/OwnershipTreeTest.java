@@ -131,6 +131,15 @@ class OwnershipTreeTest {
         return caller;
     }
 
+    /** Waits up to 5 s for {@code thread} to wait (a close waiting for a call in progress), and asserts it does. */
+    private static void awaitWaiting(Thread thread, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (thread.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.WAITING, thread.getState(), what);
+    }
+
     @Test
     void closeWaitsForACallInProgress() throws Exception {
         Node node = new Node("node");
@@ -138,8 +147,7 @@ class OwnershipTreeTest {
         Thread caller = callInProgress(node, finishCall);
         Thread closer = new Thread(node::close);
         closer.start();
-        closer.join(200);
-        assertTrue(closer.isAlive(), "close must wait while a native call is in progress");
+        awaitWaiting(closer, "close must wait while a native call is in progress");
         assertTrue(destroyed.isEmpty());
         assertThrows(IllegalStateException.class, node::call, "no new call once closing has begun");
         finishCall.countDown();
@@ -158,11 +166,7 @@ class OwnershipTreeTest {
         Thread caller = callInProgress(node, finishCall);
         Thread closer = new Thread(node::close);
         closer.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (closer.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertEquals(Thread.State.WAITING, closer.getState(), "close waits for the call in progress");
+        awaitWaiting(closer, "close waits for the call in progress");
         assertFalse(node.isClosed());
         assertFalse(node.tryAcquire(), "not entered while a close waits (the object is about to be freed)");
         finishCall.countDown();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -17,6 +18,7 @@ import org.rdmaconnector.connector.ConnectionEvent;
 import org.rdmaconnector.connector.InboundConnection;
 import org.rdmaconnector.connector.MessageCompletion;
 import org.rdmaconnector.connector.WorkCompletion;
+import org.rdmaconnector.verbs.TestProbes;
 
 /**
  * An activation's delivery on the host, with a stand-in sink and a listener that was never started (it touches no
@@ -298,9 +300,10 @@ class ActivationTest {
             closed.countDown();
         }, "closer");
         closer.start();
+        TestProbes.await("closed to new deliveries at once", Duration.ofSeconds(10),
+            () -> activation.state() == Activation.State.STOPPED);
         // close must still be waiting while the endpoint runs (observed for 300 ms, not a synchronization)
         assertFalse(closed.await(300, TimeUnit.MILLISECONDS), "close returned while a delivery was running");
-        assertEquals(Activation.State.STOPPED, activation.state(), "closed to new deliveries at once");
         activation.deliver(completion(2), NOTHING); // comes in while close waits: not delivered
         letGo.countDown();
         assertTrue(closed.await(10, TimeUnit.SECONDS), "close returned once the delivery ended");

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.rdmaconnector.verbs.TestProbes;
 
 /** The pool's policy with a stand-in resource: reuse, bounds, waiting, validation, idle eviction, counters. */
 class PoolTest {
@@ -48,12 +49,17 @@ class PoolTest {
         assertEquals(new Pool.Counters(0, 1, 1, 0, 2, 0, 0, 0), pool.counters());
     }
 
+    /** Waits until a borrower of {@code pool} waits for a resource to come back (it counts its wait first). */
+    private static void awaitAWaitingBorrower(Pool<Thing> pool) throws InterruptedException {
+        TestProbes.await("a borrower waiting", Duration.ofSeconds(10), () -> pool.counters().waits() == 1);
+    }
+
     @Test
     void atTheMaximumABorrowerWaitsAndGetsWhatComesBack() throws Exception {
         Pool<Thing> pool = pool(0, 1, Duration.ofMinutes(1), Duration.ofSeconds(10));
         Thing only = pool.borrow();
         CompletableFuture<Thing> waiting = CompletableFuture.supplyAsync(pool::borrow);
-        Thread.sleep(100);
+        awaitAWaitingBorrower(pool);
         assertTrue(!waiting.isDone(), "the second borrower waits");
         pool.giveBack(only);
         assertSame(only, waiting.get(5, TimeUnit.SECONDS));
@@ -65,7 +71,7 @@ class PoolTest {
         Pool<Thing> pool = pool(0, 1, Duration.ofSeconds(Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE));
         Thing first = pool.borrow();
         CompletableFuture<Thing> waiting = CompletableFuture.supplyAsync(pool::borrow);
-        Thread.sleep(50);
+        awaitAWaitingBorrower(pool); // its timeout counted as forever: it waits, and does not fail at once
         pool.giveBack(first);
         assertSame(first, waiting.get(5, TimeUnit.SECONDS));
         pool.giveBack(first);

@@ -1,8 +1,8 @@
 package org.rdmaconnector.connector.spi;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,16 +47,24 @@ class PostedRequestTest {
         assertTrue(request.toString().contains("success"), request.toString());
     }
 
+    /** Awaits {@code request} on a thread of its own; returns once that thread is blocked in the wait. */
+    private static FutureTask<WorkCompletion> blockedWaiter(PostedRequest request) {
+        FutureTask<WorkCompletion> waiter = new FutureTask<>(() -> request.await(Duration.ofSeconds(20)));
+        Thread thread = new Thread(waiter, "waiter of " + request);
+        thread.setDaemon(true);
+        thread.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (thread.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.TIMED_WAITING, thread.getState(), "the waiter blocks in the wait");
+        return waiter;
+    }
+
     @Test
     void aWaiterOfAFailedRequestGetsItsError() throws Exception {
         PostedRequest request = new PostedRequest(1, WorkRequest.Kind.RECEIVE);
-        CompletableFuture<WorkCompletion> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return request.await(Duration.ofSeconds(20));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        FutureTask<WorkCompletion> waiter = blockedWaiter(request);
         assertFalse(request.isDone());
         assertTrue(request.fail(completion(1, Layout.IBV_WC_WR_FLUSH_ERR), REMOVED));
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiter.get(10, TimeUnit.SECONDS));
@@ -95,13 +103,7 @@ class PostedRequestTest {
 
         PostedRequest askedBefore = new PostedRequest(6, WorkRequest.Kind.RECEIVE);
         assertFalse(askedBefore.completion().completionDone());
-        CompletableFuture<WorkCompletion> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return askedBefore.await(Duration.ofSeconds(20));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        FutureTask<WorkCompletion> waiter = blockedWaiter(askedBefore);
         assertTrue(askedBefore.complete(completion(6, Layout.IBV_WC_SUCCESS), new byte[0]));
         assertTrue(waiter.get(20, TimeUnit.SECONDS).isSuccess(), "the waiter woke");
         assertFalse(askedBefore.completion().tryWaitForCompletion(), "its one event was consumed");

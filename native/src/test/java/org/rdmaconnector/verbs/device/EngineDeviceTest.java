@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -159,13 +160,16 @@ class EngineDeviceTest {
         Loopback link = Loopback.connect(messages, SLOT);
         AtomicInteger delivered = new AtomicInteger();
         List<CmEvent> cmEvents = new CopyOnWriteArrayList<>();
+        CountDownLatch inFlightSeen = new CountDownLatch(1);
         Registration completions = engine.register(Sources.completions(link.server.channel(), 16), wc -> {
+            inFlightSeen.await(10, TimeUnit.SECONDS); // deliveries wait until the test has seen some in flight
             Thread.sleep(30);
             delivered.incrementAndGet();
         }, 8);
         engine.register(Sources.cmEvents(link.serverEvents), cmEvents::add);
         sendSequence(link, messages);
         await("some in flight", () -> completions.inFlight() > 0);
+        inFlightSeen.countDown();
         link.client.id().disconnect();
         await("the server saw DISCONNECTED", () -> cmEvents.stream().anyMatch(e -> e.type()
             == CmEventType.DISCONNECTED));

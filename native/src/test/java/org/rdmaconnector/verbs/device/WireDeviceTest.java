@@ -264,10 +264,12 @@ class WireDeviceTest {
             peer.call("release " + OUTAGE_PORT + " " + RELEASE_MILLIS);
             long told = System.nanoTime();
             VmHost.cable(false);
-            System.out.println("WireDeviceTest: outage: the cable went out "
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - told) + " ms after the echoes' release was set "
-                + RELEASE_MILLIS + " ms ahead");
+            long out = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - told);
+            System.out.println("WireDeviceTest: outage: the cable went out " + out + " ms after the echoes' release "
+                + "was set " + RELEASE_MILLIS + " ms ahead");
             try {
+                assertTrue(out < RELEASE_MILLIS, "the host took the cable out " + out + " ms after the release was "
+                    + "set, so the echoes may have gone before the outage: the fault this test needs did not happen");
                 Thread.sleep(OUTAGE_MILLIS); // the fault's shape: the echoes and the listener's DREQ go into it
             } finally {
                 VmHost.cable(true);

@@ -293,7 +293,8 @@ class BusyPollTest {
 
     @Test
     void aWaiterGivesUpAfterTheBudgetAndOnlyAsksWhereItMayNotPoll() throws InterruptedException {
-        engine.setBusyPoll(Duration.ofMillis(1));
+        // long enough that a pause of this thread (GC, a busy CPU) cannot use it up before its first poll
+        engine.setBusyPoll(Duration.ofMillis(50));
         SilentQueue queue = new SilentQueue();
         Registration onLoop = engine.registerOnLoop(queue, event -> { });
         assertTrue(!onLoop.pollUntil(() -> false), "nothing came within the budget");
@@ -427,12 +428,13 @@ class BusyPollTest {
 
     @Test
     void aWaiterThatGivesUpDuringTheHoldArmsTheSourceAtOnce() throws InterruptedException {
-        engine.setBusyPoll(Duration.ofMillis(1));
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL); // the waiter in heldAfterAWaiterRead must find its event
         Duration hold = EventEngine.MAX_WAITER_HOLD;
         engine.setWaiterHold(hold);
         SilentQueue queue = new SilentQueue();
         List<Integer> seen = new CopyOnWriteArrayList<>();
         Registration registration = heldAfterAWaiterRead(queue, seen);
+        engine.setBusyPoll(Duration.ofMillis(1));
         assertTrue(!registration.pollUntil(() -> false), "nothing came within the budget");
         long gaveUp = System.nanoTime();
         // armed by the waiter as it leaves; or, when the loop had looked but not yet decided, by the loop, which

@@ -269,12 +269,15 @@ class EventEngineTest {
     void closingARegistrationDeliversWhatWasReadAndNeverTouchesTheSourceAgain() throws Exception {
         Pipe pipe = pipe();
         AtomicInteger delivered = new AtomicInteger();
+        CountDownLatch inFlightSeen = new CountDownLatch(1);
         Registration reg = engine.register(pipe, e -> {
+            inFlightSeen.await(10, TimeUnit.SECONDS); // deliveries wait until the test has seen some in flight
             Thread.sleep(2);
             delivered.incrementAndGet();
         }, 16);
         writeSequence(pipe, 100);
         await("some in flight", () -> reg.inFlight() > 0);
+        inFlightSeen.countDown();
         reg.close();
         assertEquals(0, reg.inFlight(), "close waits for the events already read");
         assertEquals(reg.eventsRead(), delivered.get());
@@ -293,7 +296,9 @@ class EventEngineTest {
         Pipe a = pipe();
         Pipe b = pipe();
         AtomicInteger delivered = new AtomicInteger();
+        CountDownLatch inFlightSeen = new CountDownLatch(1);
         Registration ra = engine.register(a, e -> {
+            inFlightSeen.await(10, TimeUnit.SECONDS); // deliveries wait until the test has seen some in flight
             Thread.sleep(1);
             delivered.incrementAndGet();
         }, 32);
@@ -301,6 +306,7 @@ class EventEngineTest {
         writeSequence(a, 64);
         writeSequence(b, 64);
         await("events in flight", () -> ra.inFlight() > 0);
+        inFlightSeen.countDown();
         engine.close();
         assertEquals(0, ra.inFlight());
         assertEquals(0, rb.inFlight());
