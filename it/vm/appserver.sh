@@ -129,7 +129,9 @@ die_usage() {
 # sleep without starting a program: read with a timeout from a pipe nobody writes to. The
 # other end is a forked bash (no exec) that waits for our end to close; bash keeps coproc
 # fds out of the commands it starts. Not `<(:)`: the guest has no /dev/fd.
-coproc NAPPER { read -r _; }
+# It ignores TERM and INT: a guest's timeout signals the whole process group, and a napper gone would make every nap
+# return at once (stop_server's grace would then be no wait at all).
+coproc NAPPER { trap '' TERM INT; read -r _; }
 NAP_FD=${NAPPER[0]}
 nap() { read -r -t "$1" -u "$NAP_FD" _; }
 # Is the server process alive? Not `kill -0`: inside a trap handler bash does not reap the
@@ -631,31 +633,35 @@ for i in "${!URLS[@]}"; do
         fail "timeout before GET $url"
     fi
     [[ $out != */* || -d ${out%/*} ]] || mkdir -p "${out%/*}"
+    # written to a .part file, renamed once complete; a target that is no regular file (--out /dev/null) is written
+    # directly: renamed onto, /dev/null would become a file for the whole machine
+    part=$out.part
+    [[ ! -e $out || -f $out ]] || part=$out
     if [[ ${KINDS[i]} == exec ]]; then
         # a command run while the server is up (e.g. a plain rdma-core client); its output is saved
         say "run: $url"
-        timeout "$left" bash -c "$url" >"$out.part" 2>&1
+        timeout "$left" bash -c "$url" >"$part" 2>&1
         wrc=$?
-        err=$(tail -5 "$out.part" 2>/dev/null)
+        err=$(tail -5 "$part" 2>/dev/null)
         url="(command) $url"
     else
         say "GET $url"
         # -Y off: never a proxy, whatever the environment says.
-        err=$(timeout "$left" "${WGET[@]}" -q -Y off -O "$out.part" "$url" 2>&1)
+        err=$(timeout "$left" "${WGET[@]}" -q -Y off -O "$part" "$url" 2>&1)
         wrc=$?
     fi
     sample_memory
     read_console
     if ((wrc != 0)); then
         # A failed command's output is kept (it says why); a failed GET has no body.
-        if [[ ${KINDS[i]} == exec ]]; then mv "$out.part" "$out"; else rm -f "$out.part"; fi
+        if [[ $part == "$out" ]]; then :; elif [[ ${KINDS[i]} == exec ]]; then mv "$part" "$out"; else rm -f "$part"; fi
         ((wrc != 124)) || FAIL_RC=124
         stop_server
         if [[ ${KINDS[i]} == exec ]]; then show_failure "$url: exit $wrc: $err"; else show_failure "GET $url: ${err:-wget exit $wrc}"; fi
         RC=$FAIL_RC
         break
     fi
-    mv "$out.part" "$out"
+    [[ $part == "$out" ]] || mv "$part" "$out"
     say "${url}: saved to $out"
 done
 
