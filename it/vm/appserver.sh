@@ -654,7 +654,9 @@ for i in "${!URLS[@]}"; do
     read_console
     if ((wrc != 0)); then
         # A failed command's output is kept (it says why); a failed GET has no body.
-        if [[ $part == "$out" ]]; then :; elif [[ ${KINDS[i]} == exec ]]; then mv "$part" "$out"; else rm -f "$part"; fi
+        if [[ $part != "$out" ]]; then
+            if [[ ${KINDS[i]} == exec ]]; then mv "$part" "$out"; else rm -f "$part"; fi
+        fi
         ((wrc != 124)) || FAIL_RC=124
         stop_server
         if [[ ${KINDS[i]} == exec ]]; then show_failure "$url: exit $wrc: $err"; else show_failure "GET $url: ${err:-wget exit $wrc}"; fi
