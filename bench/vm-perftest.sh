@@ -9,7 +9,9 @@
 # retried in that run (hw_counters/completer_retry_err: a retransmission timer that fired, or a sequence NAK) and how
 # many receiver-not-ready NAKs it had (rcvd_rnr_err: a send found no receive posted), so that a run slowed by a lost
 # packet or a receive queue run dry shows as one.
-# Usage: bench/vm-perftest.sh [SIZE [ITERS [WINDOW]]]   (defaults 4096 3000 64)
+# Usage: bench/vm-perftest.sh [SIZE [ITERS [WINDOW]]]   (defaults 4096 3000 64). Where the emulated CPU is slow, give
+# the bandwidth tests ITERS 20000: 3000 timed sends last about a second there, and one retransmission timeout or C2
+# compilation in them rules the figure (BENCHMARKS.md, "Where send_bw's time goes").
 # Environment: WARMUP_ITERS (untimed Java operations first, default 60000: under qemu's TCG the JIT compilers take
 # much of the two emulated CPUs for tens of seconds, see BENCHMARKS.md), JVM_FLAGS, REPEATS (default 3),
 # BENCH_JAVA_HOME (the JDK of the Java side; default the java on the PATH), SIGNAL_EVERY (the Java bandwidth tests
