@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -131,13 +132,9 @@ class OwnershipTreeTest {
         return caller;
     }
 
-    /** Waits up to 5 s for {@code thread} to wait (a close waiting for a call in progress), and asserts it does. */
-    private static void awaitWaiting(Thread thread, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (thread.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertEquals(Thread.State.WAITING, thread.getState(), what);
+    /** Waits up to 5 s for {@code thread} to wait (a close waiting for a call in progress), naming {@code what}. */
+    private static void awaitWaiting(Thread thread, String what) throws InterruptedException {
+        TestProbes.await(what, Duration.ofSeconds(5), () -> thread.getState() == Thread.State.WAITING);
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.rdmaconnector.connector.WcOpcode;
 import org.rdmaconnector.connector.WorkCompletion;
 import org.rdmaconnector.verbs.PolledCompletion;
 import org.rdmaconnector.verbs.RdmaErrors;
+import org.rdmaconnector.verbs.TestProbes;
 import org.rdmaconnector.verbs.jna.Layout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -48,16 +49,13 @@ class PostedRequestTest {
     }
 
     /** Awaits {@code request} on a thread of its own; returns once that thread is blocked in the wait. */
-    private static FutureTask<WorkCompletion> blockedWaiter(PostedRequest request) {
+    private static FutureTask<WorkCompletion> blockedWaiter(PostedRequest request) throws InterruptedException {
         FutureTask<WorkCompletion> waiter = new FutureTask<>(() -> request.await(Duration.ofSeconds(20)));
         Thread thread = new Thread(waiter, "waiter of " + request);
         thread.setDaemon(true);
         thread.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (thread.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertEquals(Thread.State.TIMED_WAITING, thread.getState(), "the waiter blocks in the wait");
+        TestProbes.await("the waiter blocked in the wait", Duration.ofSeconds(10),
+            () -> thread.getState() == Thread.State.TIMED_WAITING);
         return waiter;
     }
 
