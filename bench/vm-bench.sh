@@ -10,7 +10,8 @@
 #    once more with both sides busy-polling for the VM-scaled budget (raw-vm, connector-vm), since at the default
 #    50 us the emulated round trip outlasts every poll;
 #  - CM connect/disconnect loop: cm_connect_loop.c beside CmConnectLoop (rdma-native), the same steps, in turn for
-#    three rounds, each after the same untimed connections.
+#    three rounds, each after the same untimed connections; the Java loop twice, blocking in rdma_get_cm_event as C
+#    does, and polling the non-blocking channel for the VM-scaled budget before it sleeps (-Dcmloop.busyPollMicros).
 #  - then, in a second boot, bench/vm-perftest.sh: ib_read_lat, ib_write_lat, ib_write_bw and ib_send_bw (window 64)
 #    beside ConnectorPerftest.
 # Beside each layered run: how often rxe's requester retried in it (hw_counters/completer_retry_err: a
@@ -19,7 +20,8 @@
 # per exchange (C: the client process in all; Java: the client JVM over the timed part) and CQ events per exchange.
 # Usage: bench/vm-bench.sh [SIZE [ITERS [CONNECTIONS]]]   (defaults 4096 5000 200)
 # Environment: WARMUP_ITERS (untimed Java ping-pong exchanges, default 20000), WARMUP_CONNECTIONS (untimed
-# connections of each CM loop, C's too; default 1000), JVM_FLAGS, BENCH_JAVA_HOME (the
+# connections of each CM loop, C's too; default 5000: methods called once per connection reach C2 after some thousands;
+# the Java loop also waits for its JIT to go quiet twice near the warm-up's end), JVM_FLAGS, BENCH_JAVA_HOME (the
 # JDK of the Java side; default the java on the PATH), PROFILE=1 (the Java
 # ping-pong prints the time per verbs call), VM_BUSY_POLL_MICROS (the VM-scaled budget, default 2000: a round trip
 # in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_WARMUP (untimed messages per layered
@@ -38,7 +40,7 @@ size=${1:-4096}
 iters=${2:-5000}
 connections=${3:-200}
 warmup_iters=${WARMUP_ITERS:-20000}
-warmup_connections=${WARMUP_CONNECTIONS:-1000}
+warmup_connections=${WARMUP_CONNECTIONS:-5000}
 vm_busy_poll=${VM_BUSY_POLL_MICROS:-2000}
 layered_warmup=${LAYERED_WARMUP:-20000}
 layered_count=${LAYERED_COUNT:-$((layered_warmup + 3000))}
@@ -160,11 +162,13 @@ JAVA_HOME="${java%/bin/java}" $on_server bash "$root/it/vm/appserver.sh" --serve
     --deploy "$share/rdma-connector.rar" "$share/rdma-example.war" $wildfly_runs > wildfly.txt 2>&1 ||
     echo "   wildfly: appserver.sh failed: \$(tail -n 5 wildfly.txt)"
 for round in 1 2 3; do
-    echo "== CM loop, round \$round: C, then Java"
+    echo "== CM loop, round \$round: C, then Java blocking in rdma_get_cm_event as C does, then Java polling"
     timeout 300 ./cm_connect_loop 10.0.0.1 \$((18700 + 2 * round)) $connections $warmup_connections \
         > c-cm-\$round.txt 2>&1
     jvm org.rdmaconnector.bench.CmConnectLoop 10.0.0.1 \$((18701 + 2 * round)) $connections $warmup_connections \
         > java-cm-\$round.txt 2>&1
+    jvm -Dcmloop.busyPollMicros=$vm_busy_poll org.rdmaconnector.bench.CmConnectLoop 10.0.0.1 \$((18750 + round)) \
+        $connections $warmup_connections > java-cm-bpvm-\$round.txt 2>&1
 done
 tail -n 6 c-client.txt c-client-cpu.txt java-*-client.txt c-cm-*.txt java-cm-*.txt
 grep -h -E '^result|^server allocated' layered-*.txt
@@ -180,15 +184,16 @@ c_cpu=$(awk -v n="$iters" '{ printf "%.2f", ($1 + $2) * 1e6 / n }' "$share/c-cli
 # a run without a result (a JVM the emulated CPU crashed twice) is reported as "-", the others still are, and the
 # script fails at its end
 failed=0
-# the CM loop's rounds: "C Java" per round
+# the CM loop's rounds: "C Java Java-polling" per round
 cm_rounds=""
 for round in 1 2 3; do
     c=$(rate "$share/c-cm-$round.txt"); j=$(rate "$share/java-cm-$round.txt")
-    if [[ -z $c || -z $j ]]; then
-        echo "CM loop round $round printed no result; see $share/*-cm-$round.txt" >&2
-        failed=1 c=-1 j=-1
+    p=$(rate "$share/java-cm-bpvm-$round.txt")
+    if [[ -z $c || -z $j || -z $p ]]; then
+        echo "CM loop round $round printed no result; see $share/*-cm-*$round.txt" >&2
+        failed=1 c=-1 j=-1 p=-1
     fi
-    cm_rounds="$cm_rounds $c $j"
+    cm_rounds="$cm_rounds $c $j $p"
 done
 rows=""
 for v in loop bp0 bp50 bpvm; do
@@ -265,23 +270,29 @@ awk -v cu="$c_us" -v cc="$c_cpu" -v cm="$cm_rounds" -v s="$size" -v n="$iters" -
         printf "  %-6s %-7s %-12s %10.1f %9.1f %9.1f %8.1f %9s %7s %15s\n", l[i + 1], l[i + 2], l[i], l[i + 3], \
             l[i + 4], l[i + 5], l[i + 6], alloc, retried, ratio
     }
-    printf "CM connect/disconnect, %d connections after %d untimed, C and Java in turn:\n", k, kw
-    printf "  %-8s %22s %22s %8s\n", "round", "C connections/s", "Java connections/s", "Java/C"
+    printf "CM connect/disconnect, %d connections after %d untimed, C and Java in turn (connections/s; Java " \
+        "blocking in rdma_get_cm_event as C does, then polling the non-blocking channel for %d us per wait):\n", \
+        k, kw, vm
+    printf "  %-8s %10s %10s %8s %14s %8s\n", "round", "C", "Java", "Java/C", "Java polling", "Java/C"
     m = split(cm, c, " ")
     valid = 0
-    for (i = 1; i <= m; i += 2) {
-        if (c[i] < 0) { printf "  %-8d %22s %22s %8s\n", (i + 1) / 2, "-", "-", "-"; continue }
+    for (i = 1; i <= m; i += 3) {
+        if (c[i] < 0) { printf "  %-8d %10s %10s %8s %14s %8s\n", (i + 2) / 3, "-", "-", "-", "-", "-"; continue }
         cmr[++valid] = c[i + 1] / c[i]
-        printf "  %-8d %22.1f %22.1f %8.2f\n", (i + 1) / 2, c[i], c[i + 1], cmr[valid]
-    }
-    # the median of the rounds with a result (insertion sort: three at most)
-    for (i = 2; i <= valid; i++) {
-        for (j = i; j > 1 && cmr[j - 1] > cmr[j]; j--) { t = cmr[j]; cmr[j] = cmr[j - 1]; cmr[j - 1] = t }
+        cmp[valid] = c[i + 2] / c[i]
+        printf "  %-8d %10.1f %10.1f %8.2f %14.1f %8.2f\n", (i + 2) / 3, c[i], c[i + 1], cmr[valid], c[i + 2], \
+            cmp[valid]
     }
     if (valid > 0) {
-        med = valid % 2 ? cmr[(valid + 1) / 2] : (cmr[valid / 2] + cmr[valid / 2 + 1]) / 2
-        printf "  %-8s %22s %22s %8.2f\n", "median", "", "", med
+        printf "  %-8s %10s %10s %8.2f %14s %8.2f\n", "median", "", "", median(cmr, valid), "", median(cmp, valid)
     }
+}
+# the median of a[1..n] (insertion sort: three at most)
+function median(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++) {
+        for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }'
 # one-sided operations and 64 outstanding sends against perftest, in a boot of their own (bench/vm-perftest.sh)
 if [[ ${PERFTEST:-1} == 1 ]]; then
