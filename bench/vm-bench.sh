@@ -20,8 +20,8 @@
 # per exchange (C: the client process in all; Java: the client JVM over the timed part) and CQ events per exchange.
 # Usage: bench/vm-bench.sh [SIZE [ITERS [CONNECTIONS]]]   (defaults 4096 5000 200)
 # Environment: WARMUP_ITERS (untimed Java ping-pong exchanges, default 20000), WARMUP_CONNECTIONS (untimed
-# connections of each CM loop, C's too; default 5000: methods called once per connection reach C2 after some thousands;
-# the Java loop also waits for its JIT to go quiet twice near the warm-up's end), JVM_FLAGS, BENCH_JAVA_HOME (the
+# connections of each CM loop, C's too; default 10000: methods called once per connection reach C2 after some
+# thousands; the Java loop also waits for its JIT to go quiet twice near the warm-up's end), JVM_FLAGS, BENCH_JAVA_HOME (the
 # JDK of the Java side; default the java on the PATH), PROFILE=1 (the Java
 # ping-pong prints the time per verbs call), VM_BUSY_POLL_MICROS (the VM-scaled budget, default 2000: a round trip
 # in the emulated VM takes about 1 ms, some 300 times one on hardware), LAYERED_WARMUP (untimed messages per layered
@@ -40,7 +40,7 @@ size=${1:-4096}
 iters=${2:-5000}
 connections=${3:-200}
 warmup_iters=${WARMUP_ITERS:-20000}
-warmup_connections=${WARMUP_CONNECTIONS:-5000}
+warmup_connections=${WARMUP_CONNECTIONS:-10000}
 vm_busy_poll=${VM_BUSY_POLL_MICROS:-2000}
 layered_warmup=${LAYERED_WARMUP:-20000}
 layered_count=${LAYERED_COUNT:-$((layered_warmup + 3000))}
