@@ -32,8 +32,8 @@ public final class CmConnectLoop {
     private static final long QUIET_MILLIS = Long.getLong("cmloop.quietMillis", 1000);
     // -Dcmloop.busyPollMicros: 0 (default) blocks in rdma_get_cm_event as the C loop does
     private static final long BUSY_POLL_NANOS = Long.getLong("cmloop.busyPollMicros", 0) * 1000;
-    // busy polls that ended in a sleep (poll(2) on the channel's fd)
-    private static long polledInVain;
+    // waits whose busy poll found nothing, so that the thread slept in poll(2) on the channel's fd
+    private static long sleeps;
 
     private CmConnectLoop() {
     }
@@ -68,7 +68,7 @@ public final class CmConnectLoop {
                 if (now - deadline >= 0) {
                     throw new IllegalStateException("no CM event on " + channel + " within " + timeout);
                 }
-                polledInVain++;
+                sleeps++;
                 channel.awaitEvent(Duration.ofNanos(deadline - now));
             } else {
                 Thread.onSpinWait();
@@ -115,7 +115,7 @@ public final class CmConnectLoop {
                     seconds, connections / seconds);
                 System.out.printf("JIT compilation in the timed part: %d ms%n", JitTime.since(jit));
                 if (BUSY_POLL_NANOS > 0) {
-                    System.out.printf("busy poll %d us: %d sleeps in all%n", BUSY_POLL_NANOS / 1000, polledInVain);
+                    System.out.printf("busy poll %d us: %d sleeps in all%n", BUSY_POLL_NANOS / 1000, sleeps);
                 }
                 if (warmup > 0) {
                     System.out.printf("waited %d ms in all, during and after the warm-up, for the JIT to go quiet%n",
