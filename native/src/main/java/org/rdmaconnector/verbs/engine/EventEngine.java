@@ -831,6 +831,9 @@ public final class EventEngine implements AutoCloseable {
         long heldUntil;
         volatile long awaitedAt;
         volatile boolean waiterGaveUp;
+        // when a waiter (pollUntil, pollForNext) last read the source; while waiters keep reading it within each hold,
+        // the loop's look at the hold's end is put off (holdEnded)
+        volatile long lookedAt;
 
         Reg(long token, EventSource<E> source, EventHandler<? super E> handler, int maxInFlight, boolean onLoop) {
             this.onLoop = onLoop;
@@ -843,6 +846,7 @@ public final class EventEngine implements AutoCloseable {
             this.pollable = source.busyPollable();
             this.lastEventAt = System.nanoTime() - MAX_BUSY_POLL.toNanos() - 1; // no event yet: not busy-polled
             this.awaitedAt = System.nanoTime() - MAX_WAITER_HOLD.toNanos() - 1; // never awaited yet: not held
+            this.lookedAt = awaitedAt;
             this.reading = pollable ? new ReentrantLock() : null;
         }
 
@@ -958,6 +962,12 @@ public final class EventEngine implements AutoCloseable {
             return hold > 0 && !waiterGaveUp && System.nanoTime() - awaitedAt < hold;
         }
 
+        // Loop thread: whether a waiter polls the source now, or read it within the hold, and none gave up since it was
+        // last armed. A thread that found its event done without polling (pollUntil) does not count: it read nothing
+        private boolean lookedAtByWaiters(long hold) {
+            return hold > 0 && !waiterGaveUp && (waiters.get() > 0 || System.nanoTime() - lookedAt < hold);
+        }
+
         // Loop thread: a look at the source when the waiter hold ends (one at a time); none for a hold of 0 (then the
         // last waiter arms the source as it leaves)
         private void hold(long hold) {
@@ -968,10 +978,17 @@ public final class EventEngine implements AutoCloseable {
             }
         }
 
-        // Loop thread, the hold ended: reads what is there and decides again (hold on, or arm)
+        // Loop thread, the hold ended: unless a waiter read the source during the hold (then it holds on, unread: the
+        // waiters read what comes while they keep looking, and a look by the loop would only take the CPU from them),
+        // reads what is there and decides again (hold on, or arm)
         void holdEnded() {
             holdPending = false;
             if (armingOwed && !removed) {
+                long hold = waiterHoldNanos;
+                if (lookedAtByWaiters(hold)) {
+                    hold(hold); // what came is theirs to read; the loop looks once a hold passed without a look
+                    return;
+                }
                 pump();
             }
         }
@@ -1083,7 +1100,7 @@ public final class EventEngine implements AutoCloseable {
         // (the loop decides then)
         private int readUntil(BooleanSupplier done, long budget, long start) {
             int read = 0;
-            while (!done.getAsBoolean() && System.nanoTime() - start < budget) {
+            for (long now = start; !done.getAsBoolean() && now - start < budget; now = System.nanoTime()) {
                 if (removed) {
                     return -1;
                 }
@@ -1094,6 +1111,7 @@ public final class EventEngine implements AutoCloseable {
                             return -1;
                         }
                         read += n;
+                        lookedAt = now; // what had come by now is read: the loop's look at the hold's end may wait
                     } finally {
                         reading.unlock();
                     }
@@ -1501,12 +1519,12 @@ public final class EventEngine implements AutoCloseable {
                     return event = take(false);
                 } finally {
                     deliveryPolls.set(false);
-                    // what it waited for, the answer to what its handler sent and at most that send's completion:
-                    // it comes back after delivering them, and the arming may wait; more (a stream): the source goes
-                    // back to the loop now, which reads on while this thread delivers, instead of one thread reading
-                    // and delivering in turn; and when it stopped early (closed, failed or at its bound): the loop
-                    // decides
-                    keeps = event != null && read >= 0 && read <= 2;
+                    // what it waited for (the answer to what its handler sent), and whatever came with it (a
+                    // stream): it comes back after delivering them, and the arming may wait. A stream given back to
+                    // the loop had the loop read beside this thread, a wake-up and a hand-over per batch where one
+                    // thread does both, and on a shared CPU the two took turns (BENCHMARKS.md, "A stream kept by its
+                    // delivery thread"). None, or stopped early (closed, failed or at its bound): the loop decides
+                    keeps = event != null && read >= 0;
                     leave(keeps);
                 }
             }

@@ -427,6 +427,59 @@ class BusyPollTest {
     }
 
     @Test
+    void whileWaitersKeepReadingTheSourceTheLoopPutsOffItsLookAtTheHoldsEnd() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        Duration hold = Duration.ofMillis(100);
+        engine.setWaiterHold(hold);
+        SilentQueue queue = new SilentQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = heldAfterAWaiterRead(queue, seen);
+        // a waiter reads each event within a millisecond or so, for 20 holds; the loop reads (next()) only at a
+        // hold's end, and one in which no waiter read the source takes a pause of this thread of a whole hold
+        int next = 1;
+        long start = System.nanoTime();
+        int loopLooks = -1;
+        while (System.nanoTime() - start < 22 * hold.toNanos()) {
+            if (loopLooks < 0 && System.nanoTime() - start >= 2 * hold.toNanos()) {
+                loopLooks = queue.nexts; // the loop has long decided on its first look, and held the source
+            }
+            queue.add(next);
+            int expected = ++next;
+            assertTrue(registration.pollUntil(() -> seen.size() == expected), "event " + (next - 1));
+            Thread.sleep(1);
+        }
+        int looks = queue.nexts - loopLooks;
+        assertTrue(looks <= 4, "the loop looked at the source at " + looks + " of 20 holds' ends while a waiter "
+            + "read it in each");
+        assertTrue(!queue.isArmed(), "kept unarmed for the waiters");
+        long lastRead = System.nanoTime();
+        await("armed once a hold passed without a waiter reading it", queue::isArmed);
+        assertTrue(System.nanoTime() - lastRead >= hold.toNanos() / 2, "armed before the hold after the last read");
+        queue.add(next);
+        awaitInOrder(seen, next + 1); // heard by the loop alone
+        assertEquals(next - 1, registration.eventsReadByWaiters() - 1, "every event but the last read by a waiter");
+    }
+
+    @Test
+    void aThreadThatFindsItsEventDoneReadsNothingAndDoesNotPutOffTheLoopsLook() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        Duration hold = Duration.ofMillis(50);
+        engine.setWaiterHold(hold);
+        SilentQueue queue = new SilentQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        Registration registration = heldAfterAWaiterRead(queue, seen);
+        queue.add(1); // the loop is never told (the queue is unarmed), and no waiter polls for it
+        // awaits that find what they wait for done poll nothing: the loop's look at a hold's end reads event 1
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (seen.size() < 2 && System.nanoTime() - deadline < 0) {
+            assertTrue(registration.pollUntil(() -> true));
+            Thread.sleep(1);
+        }
+        awaitInOrder(seen, 2);
+        assertEquals(1, registration.eventsReadByWaiters(), "event 1 read by the loop");
+    }
+
+    @Test
     void aWaiterThatGivesUpDuringTheHoldArmsTheSourceAtOnce() throws InterruptedException {
         engine.setBusyPoll(EventEngine.MAX_BUSY_POLL); // the waiter in heldAfterAWaiterRead must find its event
         Duration hold = EventEngine.MAX_WAITER_HOLD;
@@ -498,6 +551,34 @@ class BusyPollTest {
         queue.add(500); // the loop alone must hear it
         awaitInOrder(seen, 501);
         assertEquals(501, registration.eventsRead());
+        assertEquals(0, registration.inFlight());
+    }
+
+    @Test
+    void aDeliveryThreadKeepsAStreamItReadsAndTheLoopLeavesItToIt() throws InterruptedException {
+        engine.setBusyPoll(EventEngine.MAX_BUSY_POLL);
+        engine.setWaiterHold(EventEngine.MAX_WAITER_HOLD); // the loop looks once a second while the source is kept
+        ArmedQueue queue = new ArmedQueue();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        int count = 3_001;
+        // a stream: every third delivery brings three events at once, which the delivery thread's next poll reads
+        Registration registration = engine.register(queue, event -> {
+            seen.add(event);
+            if (event % 3 == 0 && event + 3 < count) {
+                queue.add(event + 1);
+                queue.add(event + 2);
+                queue.add(event + 3);
+            }
+        }, 16);
+        queue.add(0);
+        awaitInOrder(seen, count);
+        // given back after each batch, the stream was read by the loop beside the delivery thread
+        long byLoop = registration.eventsRead() - registration.eventsReadByWaiters();
+        assertTrue(byLoop < 16, byLoop + " of " + count + " read by the loop");
+        assertTrue(queue.notifications < 10, queue.notifications + " notifications for " + count + " events");
+        await("the source armed once the delivery thread found nothing more", queue::isArmed);
+        queue.add(count); // the loop alone must hear it
+        awaitInOrder(seen, count + 1);
         assertEquals(0, registration.inFlight());
     }
 
