@@ -54,6 +54,8 @@ import org.rdmaconnector.verbs.engine.EventEngine;
  * signals each), as perftest signals one in its {@code --cq-mod}: the others complete with it (selective signaling).
  * The client prints one {@code result} line: messages/s and MB/s (10^6 bytes) for the bandwidth tests, the typical
  * (median) and average latency in us for the latency tests. The first {@code WARMUP} operations are untimed.
+ * Before it, what each of the client's threads did per timed operation ({@link ThreadSchedule}: CPU, waits for a
+ * CPU, switches); with {@code -Dperftest.system=true} also every other task's, kernel threads included.
  * Usage: {@code ConnectorPerftest server PORT SIZE} and
  * {@code ConnectorPerftest client ADDRESS PORT read_lat|write_lat|write_bw|send_bw SIZE ITERS WARMUP WINDOW}.
  */
@@ -172,6 +174,7 @@ public final class ConnectorPerftest {
             }
             long elapsed = System.nanoTime() - start;
             long jit = JitTime.since(jitAtStart); // ms the compilers worked in the timed part
+            printSchedule(iters);
             // the client's CQ events per operation, warm-up included: each one woke the event loop
             double events = (set.info().completionEvents() - before.completionEvents()) / (double) (iters + warmup);
             if (TESTS[test].endsWith("_bw")) {
@@ -224,11 +227,26 @@ public final class ConnectorPerftest {
 
     /** The JIT's compile time when the timed part started ({@link JitTime}). */
     private static long jitAtStart = -1;
+    // with -Dperftest.system=true: every other process's threads, kernel threads included (rxe's and softirq work)
+    private static final boolean SYSTEM = Boolean.getBoolean("perftest.system");
+    // the threads' schedule when the timed part started: this JVM's, and the system's when asked
+    private static ThreadSchedule scheduleAtStart = ThreadSchedule.take();
+    private static ThreadSchedule systemAtStart = SYSTEM ? ThreadSchedule.takeSystem() : null;
 
-    /** Starts the timed part: notes the JIT's compile time, and returns the clock. */
+    /** Starts the timed part: notes the JIT's compile time and the threads' schedule, and returns the clock. */
     private static long startTiming() {
+        systemAtStart = SYSTEM ? ThreadSchedule.takeSystem() : null; // first: reading all of /proc takes a while
+        scheduleAtStart = ThreadSchedule.take();
         jitAtStart = JitTime.millis();
         return System.nanoTime();
+    }
+
+    /** Prints what each thread (and with -Dperftest.system, each other task) did per operation in the timed part. */
+    private static void printSchedule(int iters) {
+        ThreadSchedule.take().print("client", scheduleAtStart, iters);
+        if (systemAtStart != null) {
+            ThreadSchedule.takeSystem().print("system", systemAtStart, iters);
+        }
     }
 
     private static void await(WorkRequest request, String what) throws InterruptedException {
